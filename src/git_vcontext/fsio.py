@@ -597,13 +597,15 @@ def find_common_dir(cwd: str, env: Mapping[str, str]) -> str | None:
 
 def find_git_dir(start: str, env: Mapping[str, str]) -> str | None:
     """The git directory a git command started in ``start`` with ``env`` works on, read from
-    files as git's ``setup_git_directory`` finds it: the one reading of it (the merge
-    driver's labels, ``configread``, the hook, sync's checkout). ``$GIT_DIR`` (relative to
-    ``start``; a ``.git`` file there is followed), else from ``start`` up the first folder
-    whose ``.git`` is a git directory or a file naming one (a linked worktree, a submodule;
-    git stops at a file that names none), or that is one itself (a bare repository, or
-    inside ``.git``). None outside any. (``GIT_CEILING_DIRECTORIES`` and file-system
-    boundaries are not looked at: they only stop a search git would fail.)"""
+    files as git's ``setup_git_directory`` finds it: the one reading of it (``open_repo``,
+    the merge driver's labels, ``configread``, the hook, sync's checkout). ``$GIT_DIR``
+    (relative to ``start``; a ``.git`` file there is followed), else from ``start`` (as
+    ``getcwd`` names it: symbolic links resolved) up the first folder whose ``.git`` is a
+    git directory or a file naming one (a linked worktree, a submodule; git stops at a file
+    that names none), or that is one itself (a bare repository, or inside ``.git``); the
+    search goes no higher than ``$GIT_CEILING_DIRECTORIES`` allow and, unless
+    ``$GIT_DISCOVERY_ACROSS_FILESYSTEM`` is true, stays on ``start``'s file system. None
+    outside any."""
     import os  # lazy: the hook's start-up, which loads os anyway (site)
 
     join = os.path.join
@@ -611,7 +613,9 @@ def find_git_dir(start: str, env: Mapping[str, str]) -> str | None:
     if named:
         path = join(os.path.abspath(start), named)
         return _followed(path) if os.path.isfile(path) else os.path.normpath(path)
-    here = os.path.abspath(start)
+    here = os.path.realpath(start)
+    ceiling = _ceiling(here, env.get("GIT_CEILING_DIRECTORIES"))
+    device = None if _across_filesystems(env) else _device(here)
     while True:
         dot = join(here, ".git")
         if os.path.isfile(dot):
@@ -621,9 +625,59 @@ def find_git_dir(start: str, env: Mapping[str, str]) -> str | None:
         if is_git_dir(here):
             return here
         up = os.path.dirname(here)
-        if up == here:
-            return None
+        if up == here or (len(up) if up != os.sep else 0) <= ceiling:
+            return None  # (git's offset: where the separator before ``here``'s name is)
+        if device is not None and _device(up) != device:
+            return None  # git: "stopping at filesystem boundary"
         here = up
+
+
+def _ceiling(here: str, listed: str | None) -> int:
+    """How long a folder the search from ``here`` may still enter is at least, as git's
+    ``longest_ancestor_length`` sets it: the longest of ``GIT_CEILING_DIRECTORIES`` that is
+    a proper ancestor of ``here`` (absolute entries only, each with its links resolved
+    unless it comes after an empty entry); -1 when none is."""
+    import os
+
+    longest = -1
+    if not listed or here == os.sep:
+        return longest
+    after_empty = False
+    for entry in listed.split(os.pathsep):
+        if not entry:
+            after_empty = True
+            continue
+        if not os.path.isabs(entry):
+            continue
+        if not after_empty:
+            if not os.path.exists(entry):
+                continue
+            entry = os.path.realpath(entry)
+        length = len(entry) - 1 if entry.endswith(os.sep) else len(entry)
+        inside = here.startswith(entry[:length]) and here[length : length + 1] == os.sep
+        if inside and len(here) > length + 1:
+            longest = max(longest, length)
+    return longest
+
+
+def _across_filesystems(env: Mapping[str, str]) -> bool:
+    """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` as git reads it (a boolean; unset: false)."""
+    value = env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM")
+    if value is None:
+        return False
+    lowered = value.strip().lower()
+    if lowered in ("", "false", "no", "off"):
+        return False
+    return lowered in ("true", "yes", "on") or (lowered.lstrip("-").isdigit() and int(lowered) != 0)
+
+
+def _device(folder: str) -> int | None:
+    import os
+
+    try:
+        return os.stat(folder).st_dev
+    except OSError:
+        return None
 
 
 def common_dir(git_dir: str, env: Mapping[str, str], start: str = ".") -> str:

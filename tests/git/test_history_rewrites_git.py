@@ -502,6 +502,26 @@ def test_vcontext_revert_refuses_what_is_no_commit_and_changes_nothing(repo: Pat
     assert run_git(repo, "status", "--porcelain").stdout == ""
 
 
+def test_vcontext_revert_checks_git_vcontext_agent_as_every_command_does(repo: Path) -> None:
+    """``GIT_VCONTEXT_AGENT`` names who reverts (the changeLog entry's agent); one that is no
+    agent name is a usage error (exit 2, one line naming it) before git reverts anything,
+    as ``--agent`` and the variable are everywhere else (it was written as given)."""
+    w = Write("t1", {"status": "completed"}, minute=1)
+    write_doc(repo, w.apply(read(repo)))
+    reverted = commit(repo, "complete t1")
+    head = run_git(repo, "rev-parse", "HEAD").stdout
+    for bad in ("-x", "two words", "a..b"):
+        proc = run_cli("revert", reverted, cwd=repo, env={"GIT_VCONTEXT_AGENT": bad})
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.decode().count("\n") == 1, proc.stderr
+        assert b"GIT_VCONTEXT_AGENT" in proc.stderr
+        assert run_git(repo, "rev-parse", "HEAD").stdout == head
+        assert run_git(repo, "status", "--porcelain").stdout == ""
+    done = run_cli("revert", reverted, cwd=repo, env={"GIT_VCONTEXT_AGENT": "alice"})
+    assert done.returncode == 0, done.stderr
+    assert read(repo)["todoList"]["changeLog"][-1]["agent"]["id"] == "alice"
+
+
 def test_vcontext_revert_of_a_commit_that_only_logged_says_what_a_revert_keeps(
     repo: Path,
 ) -> None:

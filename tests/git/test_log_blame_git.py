@@ -441,3 +441,32 @@ def test_an_integration_of_several_branches_is_logged_against_its_first_parent(
     blamed = r.cli("blame", JSON)
     bob_line = next(ln for ln in blamed.stdout.splitlines() if "items[bob]" in ln)
     assert bob_line.startswith(r.commits["bob adds an item"][:8])
+
+
+def test_log_and_blame_name_a_parent_lost_to_corruption_in_one_line(tmp_path: Path) -> None:
+    """A commit's parent gone from a repository that is not shallow (its loose object
+    removed): git log stops with an error naming it; log and blame said "internal error"
+    (libgit2's walk), now one line naming the missing object, exit 3 (PRODUCT.md: an
+    expected operational error), no traceback."""
+    home = tmp_path / "home"
+    home.mkdir()
+    repo = Repo(tmp_path / "repo", home)
+    repo.top.mkdir()
+    repo.git("init", "-q", "-b", "main")
+    for title in ("one", "two", "three", "four"):
+        repo.write(JSON, _doc({"id": "t1", "title": title, "status": "pending"}))
+        repo.commit(title)
+    lost = repo.git("rev-parse", "HEAD~2").strip()
+    (repo.top / ".git" / "objects" / lost[:2] / lost[2:]).unlink()
+    gits = subprocess.run(
+        ["git", "log", "--oneline", "--", JSON], cwd=repo.top, capture_output=True, text=True
+    )
+    assert gits.returncode != 0
+    assert lost in gits.stderr
+    for args in (["log", "--", f"{JSON}#t1"], ["log", "--", JSON], ["blame", JSON]):
+        proc = repo.cli(*args)
+        assert proc.returncode == ExitCode.OPERATIONAL, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1, proc.stderr
+        assert lost in proc.stderr
+        assert "internal error" not in proc.stderr
+        assert "Traceback" not in proc.stderr

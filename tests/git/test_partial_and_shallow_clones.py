@@ -95,6 +95,36 @@ def test_installing_never_breaks_git_a_partial_clone_reads_missing_blobs_as_git_
     assert b"internal error" not in synced.stderr
 
 
+@pytest.mark.parametrize("given_by", ["git -c", "GIT_CONFIG_GLOBAL"])
+def test_a_clone_is_partial_by_the_settings_git_reads_not_only_its_own_file(
+    remote: Path, tmp_path: Path, given_by: str
+) -> None:
+    """README: every setting is read as git reads it (``configread``). A partial clone whose
+    own config names no promisor remote (no ``remote.origin.promisor``,
+    ``partialclonefilter``, ``extensions.partialclone``), made one by ``git -c
+    remote.origin.promisor=true`` or by the user's global settings: git fetches a missing
+    blob there; so does diff (libgit2's reading of the settings saw no promisor)."""
+    clone = _clone(remote, tmp_path / "partial", "--filter=blob:none")
+    for key in ("remote.origin.promisor", "remote.origin.partialclonefilter"):
+        run_git(clone, "config", "--unset", key)
+    assert run_git(clone, "config", "extensions.partialClone", check=False).returncode == 1
+    old = f"HEAD~4:{DOC}"
+    assert run_git(clone, "cat-file", "-e", old, check=False).returncode != 0  # git: missing
+    if given_by == "git -c":
+        env = {"GIT_CONFIG_PARAMETERS": "'remote.origin.promisor'='true'"}
+    else:
+        settings = tmp_path / "global.gitconfig"
+        settings.write_text('[remote "origin"]\n\tpromisor = true\n')
+        env = {"GIT_CONFIG_GLOBAL": str(settings)}
+    cat = subprocess.run(
+        ["git", "cat-file", "-p", old], cwd=clone, env={**os.environ, **env}, capture_output=True
+    )
+    assert cat.returncode == 0, cat.stderr  # git fetches it
+    proc = run_cli("diff", "HEAD~4", "HEAD~2", cwd=clone, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "todoList.items[t1].status: pending → completed" in proc.stdout.decode()
+
+
 def test_installing_never_breaks_git_the_hook_fetches_a_blob_a_partial_clone_lacks(
     remote: Path, tmp_path: Path
 ) -> None:
@@ -153,6 +183,25 @@ def test_installing_never_breaks_git_shallow_history_is_told_from_unrelated_hist
     assert b"share no history in this shallow clone" in synced.stdout + synced.stderr
     run_git(clone, "fetch", "-q", "--unshallow")
     assert run_cli("sync", "alice", cwd=clone).returncode == 0
+
+
+def test_a_shallow_clones_diff_of_a_symmetric_range_says_which_fetch_finds_the_base(
+    remote: Path, tmp_path: Path
+) -> None:
+    """``diff A...B`` where the merge base is past a shallow clone's boundary: not a bare
+    "no merge base" (as if the branches shared no history), but that the clone is shallow
+    and the fetch that finds it; doing what it says, the same diff works."""
+    clone = _clone(remote, tmp_path / "shallow", "--depth", "1", "--no-single-branch")
+    spec = "origin/main...origin/agents/alice"
+    proc = run_cli("diff", spec, cwd=clone)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert err.count("\n") == 1, err
+    assert "shallow clone" in err
+    assert "git fetch --deepen=" in err
+    assert "git fetch --unshallow" in err
+    run_git(clone, "fetch", "-q", "--deepen=100")
+    assert run_cli("diff", spec, cwd=clone).returncode == 0
 
 
 def test_installing_never_breaks_git_log_and_blame_mark_a_shallow_boundary(

@@ -134,9 +134,22 @@ def _revert_probe(path: str | None, raw: list[bytes], now: str) -> Callable[[], 
         found = reverted_commit(path, raw[0] or None, raw[1], raw[2])
         if found is None:
             return None
-        return Reverting(found[0], found[1], committer_agent(), now)
+        return Reverting(found[0], found[1], committer_agent(_env_agent()), now)
 
     return reverting
+
+
+def _env_agent() -> str | None:
+    """``GIT_VCONTEXT_AGENT`` checked as everywhere; an invalid one (git runs the driver:
+    no usage to refuse) is named in a warning and the revert is git's committer's."""
+    from ..branches.agents import agent_named_in_env
+    from ..errors import UsageError
+
+    try:
+        return agent_named_in_env()
+    except UsageError as exc:
+        warn((f"{exc.message}; the revert is written as git's committer's",))
+        return None
 
 
 def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tuple[str, str, str]:

@@ -322,7 +322,10 @@ def _revert_probe(ctx: Context, now: str | None) -> Callable[[], Reverting | Non
         found = ctx.reverted()
         if found is None:
             return None
-        agent = tuple(ctx.by.items()) if ctx.by is not None else committer_agent()
+        if ctx.by is not None:
+            agent = tuple(ctx.by.items())
+        else:  # (checked: an invalid GIT_VCONTEXT_AGENT is a usage error, as everywhere)
+            agent = committer_agent(agents.agent_named_in_env())
         return Reverting(found[0], found[1], agent, now or now_rfc3339())
 
     return reverting

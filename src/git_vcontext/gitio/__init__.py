@@ -15,7 +15,7 @@ from ..record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
     from typing import Any
 
@@ -157,22 +157,89 @@ def complaint(stderr: str, returncode: int) -> str:
 
 
 def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
-    """The pygit2 Repository that contains ``path``; OperationalError when there is none."""
+    """The pygit2 Repository git works on in ``path``, found as git finds it (``fsio``'s one
+    reading of git's places: ``GIT_DIR``, ``GIT_CEILING_DIRECTORIES``,
+    ``GIT_DISCOVERY_ACROSS_FILESYSTEM``; a relative ``GIT_DIR`` from this process's folder,
+    as git reads it), with the work tree git gives it (``work_tree_as_git``);
+    OperationalError when there is none."""
     import pygit2
 
+    from ..fsio import find_git_dir, is_git_dir
+
+    env = _from_here(os.environ)
+    found = find_git_dir(_folder(path), env)
     try:
-        found = pygit2.discover_repository(str(path))
-        repo = open_trusted(path) if found is None else pygit2.Repository(found)
+        known = found is not None and is_git_dir(found)
+        repo = pygit2.Repository(found) if known else open_trusted(path)
     except pygit2.GitError as exc:  # e.g. a config file git cannot parse, another owner
         if "owned by" in str(exc) or "ownership" in str(exc):
             repo = open_trusted(path)
         else:
             raise OperationalError(f"cannot open the repository: {exc}") from None
+    return as_git_reads(repo, env)
+
+
+def as_git_reads(repo: Repository, env: Mapping[str, str]) -> Repository:
+    """``repo`` (opened where ``env``'s git works) read as git reads it: its work tree,
+    one common directory, and missing objects fetched in a partial clone."""
+    work_tree_as_git(repo, env)
+    same_common_dir(repo, env)
     # lazy: only what a partial clone needs
     from .promisor import read_as_git
 
     read_as_git(repo)
     return repo
+
+
+def _from_here(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with its relative ``GIT_DIR``, ``GIT_WORK_TREE`` and ``GIT_COMMON_DIR`` made
+    absolute from this process's folder, where git would read them."""
+    return {**env, **_places_from_here(env)}
+
+
+def _places_from_here(env: Mapping[str, str]) -> dict[str, str]:
+    here = os.getcwd()
+    names = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+    return {n: os.path.join(here, env[n]) for n in names if env.get(n)}
+
+
+def _folder(path: str | os.PathLike[str]) -> str:
+    where = os.path.abspath(path)
+    return where if os.path.isdir(where) else os.path.dirname(where)
+
+
+def work_tree_as_git(repo: Repository, env: Mapping[str, str]) -> None:
+    """Give ``repo`` the work tree git gives it: ``GIT_WORK_TREE`` when set; with
+    ``GIT_DIR`` alone, in a repository that is not bare and names no ``core.worktree``,
+    the folder git runs in (this process's), where libgit2 would take ``GIT_DIR``'s parent."""
+    named = env.get("GIT_WORK_TREE")
+    if named:
+        repo.workdir = os.path.realpath(named)
+    elif (
+        env.get("GIT_DIR")
+        and not repo.is_bare
+        and config_value(repo, "core.worktree", given=False) is None
+    ):
+        repo.workdir = os.path.realpath(os.getcwd())
+
+
+def same_common_dir(repo: Repository, env: Mapping[str, str]) -> None:
+    """OperationalError when ``GIT_COMMON_DIR`` names another folder than the one libgit2
+    reads ``repo``'s refs and objects from (its ``commondir`` file's; libgit2 knows no
+    ``GIT_COMMON_DIR``): git would read one repository there and this command another, and
+    the verdict cache, the hooks folder and sync's folders would not be git's."""
+    named = env.get("GIT_COMMON_DIR")
+    if not named:
+        return
+    from ..fsio import common_dir
+
+    wanted, opened = (os.path.realpath(p) for p in (named, common_dir(repo.path, {})))
+    if wanted != opened:
+        raise OperationalError(
+            f"GIT_COMMON_DIR names {wanted}, but the repository at {repo.path} keeps its refs "
+            f"and objects in {opened}, where git-vcontext reads them; unset GIT_COMMON_DIR "
+            "(or set it to that folder)"
+        )
 
 
 def open_trusted(path: str | os.PathLike[str]) -> Repository:
@@ -187,8 +254,14 @@ def open_trusted(path: str | os.PathLike[str]) -> Repository:
 
     where = Path(path)
     where = where if where.is_dir() else where.parent
-    asked = git(["rev-parse", "--absolute-git-dir"], cwd=where, check=False)
+    named = _places_from_here(os.environ)  # (git runs in ``where``; they name from here)
+    asked = git(["rev-parse", "--absolute-git-dir"], cwd=where, check=False, env=named or None)
     if asked.returncode != 0 or not asked.stdout.strip():
+        if "GIT_DIR" in named and "not a git repository" in asked.stderr:
+            raise OperationalError(
+                f"not a git repository: {named['GIT_DIR']} (named by GIT_DIR: unset it, or "
+                "name a repository's git directory)"
+            )
         raise repository_error(where, asked.stderr)
     found = asked.stdout.strip()
     _TRUSTED.add(os.path.realpath(found))
@@ -413,11 +486,16 @@ def read_at(repo: Repository, rev: str, path: str) -> bytes:
 
 
 def relative_to_top(repo: Repository, path: str | os.PathLike[str]) -> str:
-    """A path given on the command line, as the repo-relative '/'-separated path git uses."""
+    """A path given on the command line, as the repo-relative '/'-separated path git uses:
+    from this process's folder, or from the top when ``GIT_DIR``/``GIT_WORK_TREE`` name a
+    work tree this folder is outside of (git then runs at the top)."""
     from pathlib import Path  # lazy: see the imports above
 
     top = workdir(repo).resolve()
-    full = Path(path).resolve()
+    here = Path.cwd().resolve()
+    named = os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE")
+    outside = bool(named) and here != top and top not in here.parents
+    full = (top / path if outside else Path(path)).resolve()
     try:
         return full.relative_to(top).as_posix()
     except ValueError:

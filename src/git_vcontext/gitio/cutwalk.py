@@ -15,6 +15,8 @@ import heapq
 import os
 from typing import TYPE_CHECKING
 
+from ..errors import OperationalError
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
@@ -149,6 +151,38 @@ def walk(repo: Repository, tip: Oid | None, order: SortMode) -> Walk | Walker:
     if tip is not None:
         walker.push(tip)
     return walker
+
+
+def walked(walker: Walk | Walker) -> Iterator[Commit]:
+    """The commits of ``walker``; a commit its history needs that the repository lacks
+    (outside a shallow clone: a corrupt repository, where libgit2's walk stops on a "not
+    found") an OperationalError naming it, as ``git log`` stops there."""
+    import pygit2
+
+    commits = iter(walker)
+    while True:
+        try:
+            commit = next(commits)
+        except StopIteration:
+            return
+        except (pygit2.GitError, KeyError) as exc:
+            raise missing_object(exc) from None
+        yield commit
+
+
+def missing_object(exc: BaseException) -> OperationalError:
+    """The one line for an object libgit2 did not find that history needs (``exc`` names
+    it); another failure of libgit2's in git's words of a repository it cannot read."""
+    import re
+
+    named = re.search(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b", str(exc))
+    if named is None:
+        return OperationalError(f"cannot read the repository's history: {exc}")
+    return OperationalError(
+        f"the repository is corrupt: object {named.group(0)}, which its history needs, is "
+        "missing (git log stops there too; git fsck --full lists what else is); a fresh "
+        "clone from a remote that has it brings it back"
+    )
 
 
 def descends(repo: Repository, commit: Oid, ancestor: Oid) -> bool:

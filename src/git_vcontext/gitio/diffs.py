@@ -191,9 +191,21 @@ def _range(repo: Repository, spec: str) -> tuple[Commit, Commit] | None:
     if symmetric:
         base = merge_base(repo, left.id, right.id)
         if base is None:
-            raise OperationalError(f"{spec}: no merge base")
+            raise OperationalError(f"{spec}: no merge base{_shallow_advice(repo)}")
         left = commit_at(repo, base)
     return left, right
+
+
+def _shallow_advice(repo: Repository) -> str:
+    """Why a shallow clone may see no merge base, and the fetch that would find one."""
+    from .places import is_shallow
+
+    if not is_shallow(repo):
+        return ""
+    return (
+        " in the history this shallow clone has: git fetch --deepen=100 fetches more of it "
+        "(git fetch --unshallow: all of it), then run this again"
+    )
 
 
 def _index_vs_tree(repo: Repository, rev: str) -> Diff:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from . import resolve_commit
-from .cutwalk import walk
+from .cutwalk import walk, walked
 from .objects import blob_data
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
@@ -31,7 +31,7 @@ def file_versions(repo: Repository, path: str, rev: str = "HEAD") -> Iterator[tu
         return
     seen: set[Oid] = set()
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
-    for commit in walk(repo, head.id, order):
+    for commit in walked(walk(repo, head.id, order)):
         try:
             entry = commit.tree[path]
         except KeyError:

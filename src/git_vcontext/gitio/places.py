@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from . import config_value, open_repo, open_trusted
+from . import config_value, open_repo, open_trusted, same_common_dir
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -30,7 +30,9 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
                 msg = f"cannot open the repository at {git_dir}: {exc}"
                 raise OperationalError(msg) from None
             repo = open_trusted(git_dir)
-        # lazy: only what a partial clone needs
+        # (the work tree libgit2 gives it: git runs a push's hooks at its top, or in a bare
+        # repository's git directory)
+        same_common_dir(repo, os.environ)
         from .promisor import read_as_git
 
         read_as_git(repo)
@@ -41,7 +43,9 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
 def common_dir(repo: Repository) -> Path:
     """Git's common directory (the main ``.git`` even from a linked worktree), where libgit2
     reads ``repo``'s refs and objects: ``fsio.common_dir`` (the one reading of it) without
-    ``GIT_COMMON_DIR``, which libgit2 does not read."""
+    ``GIT_COMMON_DIR``, which libgit2 does not read (a repository opened where
+    ``GIT_COMMON_DIR`` names another folder is refused: ``gitio.same_common_dir``; so
+    this is the hook's ``fsio.find_common_dir`` too)."""
     from ..fsio import common_dir as found
 
     return Path(found(str(repo.path or ""), {})).resolve()

@@ -3,10 +3,10 @@ boundary of a shallow one.
 
 libgit2 reads the local object store only: a blob a partial clone has not fetched yet is
 "not found" there, where git fetches it from the promisor remote on demand. A repository
-opened by gitio in a partial clone gets one more object backend, asked last: a
-``git cat-file --batch`` process, which fetches a missing object as any git command would
-(one process for all the objects a command reads). Repositories that are not partial
-clones are left as they are.
+opened by gitio gets one more object backend, asked last: in a partial clone (found out at
+the first miss), a ``git cat-file --batch`` process, which fetches a missing object as any
+git command would (one process for all the objects a command reads); elsewhere a miss is
+"not found", as before.
 """
 
 from __future__ import annotations
@@ -22,21 +22,29 @@ if TYPE_CHECKING:
     from pygit2 import OdbBackend, Oid, Repository
 
 
-def is_partial(repo: Repository) -> bool:
-    """Whether git may fetch this repository's missing objects (a promisor remote)."""
-    for entry in repo.config:
-        name = entry.name.lower()
-        if name == "extensions.partialclone" or (
-            name.startswith("remote.") and name.endswith(".promisor") and entry.value == "true"
-        ):
+PROMISOR = r"^(extensions\.partialclone|remote\..*\.(promisor|partialclonefilter))$"
+"""The settings that make git fetch missing objects from a remote (``promisor-remote.c``):
+``remote.NAME.promisor`` true, any ``remote.NAME.partialclonefilter``, or
+``extensions.partialClone``."""
+
+
+def is_partial(git_dir: str) -> bool:
+    """Whether git may fetch the missing objects of the repository at ``git_dir`` (a
+    promisor remote), from the settings as git reads them (``configread``: ``git -c`` and
+    the user's and system's files too, which libgit2 reads otherwise or not at all)."""
+    from . import configread
+
+    for key, value in configread.matching(git_dir, PROMISOR):
+        if not key.endswith(".promisor") or configread.git_bool(value):
             return True
     return False
 
 
 def read_as_git(repo: Repository) -> None:
-    """In a partial clone, let every read of a missing object fetch it, as git does."""
-    if is_partial(repo):
-        repo.odb.add_backend(_backend(repo.path), 1)  # after the store's own backends
+    """Let every read of a missing object fetch it where git would (a partial clone),
+    asked at the first object the repository lacks: one that lacks none (most) starts no
+    process (log and blame read history in one)."""
+    repo.odb.add_backend(_backend(repo.path), 1)  # after the store's own backends
 
 
 class _Batch:
@@ -75,6 +83,32 @@ class _Batch:
         return self.proc
 
 
+class _Misses:
+    """What the backend answers: git's objects in a partial clone (asked of configread at
+    the first miss), "not found" elsewhere."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.git_dir = git_dir
+        self.batch = _Batch(git_dir)
+        self.promised: bool | None = None  # whether git fetches what is missing here
+        self.missed = False  # libgit2 refreshed the store: no backend had an object
+
+    def read(self, oid: Oid) -> tuple[bytes, bytes]:
+        if self.promised is None:
+            self.promised = is_partial(self.git_dir)
+        if not self.promised:
+            raise KeyError(str(oid))  # not a partial clone: missing, as git says
+        return self.batch.read(oid)
+
+    def read_prefix(self, oid: Oid) -> tuple[bytes, bytes]:
+        """libgit2 asks every backend for a prefix (ambiguity), those that have the object
+        too: only after a miss (its refresh, then the second round) is it one to fetch."""
+        if self.promised is None and not self.missed:
+            raise KeyError(str(oid))
+        self.missed = False
+        return self.read(oid)
+
+
 def _backend(git_dir: str) -> OdbBackend:
     import pygit2
 
@@ -84,24 +118,22 @@ def _backend(git_dir: str) -> OdbBackend:
         b"commit": pygit2.enums.ObjectType.COMMIT,
         b"tag": pygit2.enums.ObjectType.TAG,
     }
-    batch = _Batch(git_dir)
-
-    def read(oid: Oid) -> tuple[int, bytes]:
-        kind, data = batch.read(oid)
-        return kinds[kind], data
+    misses = _Misses(git_dir)
 
     class GitObjects(pygit2.OdbBackend):
         """Objects from ``git cat-file --batch`` (which fetches what is promised)."""
 
         def read_cb(self, oid: Oid) -> tuple[int, bytes]:
-            return read(oid)
+            kind, data = misses.read(oid)
+            return kinds[kind], data
 
         def read_prefix_cb(self, oid: Oid) -> tuple[int, bytes, Oid]:
-            return (*read(oid), oid)
+            kind, data = misses.read_prefix(oid)
+            return kinds[kind], data, oid
 
         def read_header_cb(self, oid: Oid) -> tuple[int, int]:
-            kind, data = read(oid)
-            return kind, len(data)
+            kind, data = misses.read(oid)
+            return kinds[kind], len(data)
 
         def exists_cb(self, oid: Oid) -> bool:
             return False  # not here: only a read fetches it (as git does)
@@ -110,7 +142,7 @@ def _backend(git_dir: str) -> OdbBackend:
             raise KeyError(str(oid))
 
         def refresh_cb(self) -> None:
-            pass
+            misses.missed = True
 
         def __iter__(self) -> Iterator[Oid]:
             return iter(())

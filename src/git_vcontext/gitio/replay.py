@@ -206,13 +206,12 @@ def _revert_from_history(
     return None
 
 
-def committer_agent(env: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
-    """Who makes the revert, as an Extension 10 Agent (pairs): the agent running it
-    (``GIT_VCONTEXT_AGENT``), else git's committer identity, else git-vcontext itself."""
+def committer_agent(agent: str | None) -> tuple[tuple[str, str], ...]:
+    """Who makes the revert, as an Extension 10 Agent (pairs): ``agent``, the agent running
+    it (``GIT_VCONTEXT_AGENT`` as ``branches.agents.agent_named_in_env`` checked it), else
+    git's committer identity, else git-vcontext itself."""
     import subprocess
 
-    env = os.environ if env is None else env
-    agent = env.get("GIT_VCONTEXT_AGENT", "").strip()
     if agent:
         return (("id", agent), ("type", "aiAgent"))
     try:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import OperationalError
 from ..lineage.meta import CommitMeta
 from . import resolve_commit, revision_range
-from .cutwalk import cut, parent_ids, walk
+from .cutwalk import cut, parent_ids, walk, walked
 from .diffs import NO_DOCUMENT_MODES, tree_changes
 from .objects import commit_at, merge_base
 
@@ -66,7 +66,7 @@ class GitHistory:
 
     def commits(self) -> Iterator[str]:
         """Every commit of the range, newest first, never a parent before its children."""
-        for commit in self._walker:
+        for commit in walked(self._walker):
             key = str(commit.id)
             self._commits[key] = commit
             yield key

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..branches.agents import agent_named_in_env
 from ..branches.treemerge import is_document
 from ..clock import now_rfc3339
 from ..errors import OperationalError, UsageError
@@ -76,6 +77,7 @@ def revert(
     """Revert each commit of ``revisions`` (in the order given; a range newest first, as
     ``git revert`` does), one commit each unless ``commit`` is False. Stops at the first
     that conflicts, with the conflicts left for ``conflicts``/``resolve``."""
+    by = committer_agent(agent_named_in_env())  # an invalid GIT_VCONTEXT_AGENT: before git runs
     repo = open_repo(cwd)
     top = work_tree(repo)
     if not top:
@@ -89,7 +91,7 @@ def revert(
         )
     done: list[Reverted] = []
     for n, sha in enumerate(shas):
-        outcome = _revert_one(repo, top, sha, commit=commit, edit=edit, mainline=mainline)
+        outcome = _revert_one(repo, top, sha, by, commit=commit, edit=edit, mainline=mainline)
         if outcome.stopped:
             outcome = replace(outcome, rest=tuple(shas[n + 1 :]))
         done.append(outcome)
@@ -136,7 +138,14 @@ def _commits(top: str, revisions: Sequence[str]) -> list[str]:
 
 
 def _revert_one(
-    repo: Repository, top: str, sha: str, *, commit: bool, edit: bool, mainline: int | None
+    repo: Repository,
+    top: str,
+    sha: str,
+    by: tuple[tuple[str, str], ...],
+    *,
+    commit: bool,
+    edit: bool,
+    mainline: int | None,
 ) -> Reverted:
     reverted = commit_at(repo, sha)
     parent = _parent(reverted, mainline)
@@ -148,7 +157,7 @@ def _revert_one(
     conflicted = worktrees.unmerged(top)
     if started.returncode != 0 and not conflicted:
         raise OperationalError(f"git revert: {complaint(started.stderr, started.returncode)}")
-    reverting = Reverting(sha, _subject(reverted), committer_agent(), now_rfc3339())
+    reverting = Reverting(sha, _subject(reverted), by, now_rfc3339())
     written = _documents(
         repo, top, (parent, reverted, commit_at(repo, head)), reverting, conflicted
     )
