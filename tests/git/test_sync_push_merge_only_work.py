@@ -27,15 +27,19 @@ def _round(clone: Path, agent: str, change: Any) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _seq(data: Any) -> None:
-    data["todoList"]["sequence"] += 1
+def _status(index: int, status: str) -> Any:
+    def change(data: Any) -> None:
+        data["todoList"]["items"][index]["status"] = status
+        data["todoList"]["sequence"] += 1
+
+    return change
 
 
 def test_a_merge_that_resolved_something_reaches_the_remotes_base(tmp_path: Path) -> None:
     team = setup(tmp_path, ["al", "bo"])
     al, bo = team.agents["al"], team.agents["bo"]
-    _round(bo, "bo", lambda d: (d["todoList"]["items"][1].update(status="inProgress"), _seq(d)))
-    _round(al, "al", lambda d: (d["todoList"]["items"][0].update(status="completed"), _seq(d)))
+    _round(bo, "bo", _status(1, "inProgress"))
+    _round(al, "al", _status(0, "completed"))
 
     # bo merges the remote's base itself and settles something in that merge (a resolution)
     git(bo, "fetch", "-q", "origin")
