@@ -60,6 +60,7 @@ def leave_stopped(syncer: Syncer, pair: PairResult, path: str, against: str, lab
         ["merge", "--no-ff", "--no-commit", f"--message={message}", "--", against],
         cwd=path,
         check=False,
+        outlive=True,  # killed meanwhile, sync leaves a stopped merge, not its files alone
     )
     if started.returncode not in (0, 1) or not (Path(_git_dir(path)) / "MERGE_HEAD").exists():
         raise OperationalError(

@@ -40,16 +40,25 @@ def git(
     check: bool = True,
     env: dict[str, str] | None = None,
     timeout: float | None = None,
+    outlive: bool = False,
 ) -> GitResult:
     """Run ``git args`` and return its output; a failure raises OperationalError (git's words).
 
     ``timeout``: seconds after which git and every process it started (an ssh, a
     ``git-remote-https``, a local ``upload-pack``) are killed; the result then fails, its
-    stderr ending in a ``fatal: … timed out`` line of ours (``TIMED_OUT``)."""
+    stderr ending in a ``fatal: … timed out`` line of ours (``TIMED_OUT``).
+
+    ``outlive``: git's output goes to files, not pipes, for a command that must finish what
+    it started even when this process is killed (SIGKILL): a pipe whose reader is gone
+    ends git by SIGPIPE at its next line, half-way (``git merge``: the work tree written,
+    the index and MERGE_HEAD not)."""
     import subprocess
 
     step(" ".join(["git", *args[:2]]))  # a kill point of the fault-injection tests
 
+    if outlive:  # (no input, no timeout: nothing ends it but git itself)
+        assert input is None and timeout is None
+        return _outliving(args, cwd=cwd, check=check, env=env)
     try:
         proc = subprocess.Popen(
             ["git", *args],
@@ -81,6 +90,40 @@ def git(
     result = GitResult(code, stdout, stderr)
     if check and code != 0:
         raise OperationalError(f"git {_command(args)}: {complaint(stderr, code)}")
+    return result
+
+
+def _outliving(
+    args: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None,
+    check: bool,
+    env: dict[str, str] | None,
+) -> GitResult:
+    """``git(…, outlive=True)``: git's stdout and stderr are unnamed temporary files, which
+    git keeps open (and writes to) after this process is gone."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(
+                ["git", *args],
+                cwd=cwd,
+                stdout=out,
+                stderr=err,
+                env={**os.environ, **env} if env else None,
+            )
+        except FileNotFoundError:
+            raise OperationalError(_not_found(cwd)) from None
+        code = proc.wait()  # Ctrl-C reaches git from the terminal too; a kill of ours does not
+        texts = []
+        for held in (out, err):
+            held.seek(0)
+            texts.append(held.read().decode("utf-8", "surrogateescape"))
+    result = GitResult(code, texts[0], texts[1])
+    if check and code != 0:
+        raise OperationalError(f"git {_command(args)}: {complaint(texts[1], code)}")
     return result
 
 

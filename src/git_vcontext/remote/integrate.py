@@ -88,6 +88,9 @@ class BaseRound:
         if local is not None and not local.pushes_elsewhere():  # its receive-pack is ours to
             self.link.quiet_receive = lambda: not local.maintenance_due()  # tell (transport)
         self.published: dict[str, Oid] = {}  # agent -> the commit its request names
+        # agent -> its tip, whose new commits are all merges and whose merge still moves the
+        # base (what a resolution chose is work; ``has_work`` counts commits alone): see _finish
+        self.merges_only: dict[str, Oid] = {}
         self.results: dict[str, PairResult] = {}  # agent -> how its pair ended
         self.contributed: dict[str, tuple[str, ...]] = {}  # agent -> documents its work changed
         self.stopped: dict[str, PairResult] = {}  # agents that stopped (conflict, refused)
@@ -157,7 +160,7 @@ class BaseRound:
         live = [a for a in self.agents if a in work]
         if not live:
             return self._outcome(False)
-        todo = [a for a in live if has_work(self.repo, work[a], snap.base)]
+        todo = [a for a in live if self._has_work(a, work[a], snap)]
         if not todo and not self._base_ahead(snap):
             return self._finish(snap, live, work)
         if self.io.timer() > deadline:
@@ -172,6 +175,13 @@ class BaseRound:
         if unpublished:
             self._publish(unpublished, work, snap)
         return self._integrate(live)
+
+    def _has_work(self, agent: str, tip: Oid, snap: Snapshot) -> bool:
+        """Whether ``agent``'s branch at ``tip`` holds work the remote's base lacks: commits
+        of its own (``has_work``), or merges ``_finish`` found to move the base."""
+        if has_work(self.repo, tip, snap.base):
+            return True
+        return self.merges_only.get(agent) == tip and not self._contains(snap.base, tip)
 
     def _unlooked_work(self) -> dict[str, Oid] | None:
         """The first step's work when it may be published without a look first (over git,
@@ -610,6 +620,12 @@ class BaseRound:
         }
         results, _ = self.syncer.batch([(a, self.base) for a in live], elsewhere=elsewhere)
         by_agent = dict(zip(live, results, strict=True))
+        # new commits that are all merges (a resolution made in one) can still move the base:
+        # that is work, integrated as any (never said merged here while the remote lacks it)
+        moving = {a: work[a] for a, r in by_agent.items() if r.base_moves and not r.elsewhere}
+        if any(self.merges_only.get(a) != tip for a, tip in moving.items()):
+            self.merges_only.update(moving)
+            return None  # (the caller forgets the plan) look again: integrate them
         for agent, result in by_agent.items():
             if not result.ok:
                 self._stop(agent, result)

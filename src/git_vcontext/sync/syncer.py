@@ -547,6 +547,8 @@ class Syncer:
         if merged_in.tree == commit_at(repo, b).tree_id:
             return pair  # nothing new from the agent: the base stays
         for name in (base, branch) if local else (base,):  # both will move
+            if name == base and refs.branch_ref(base) in self._pinned:
+                continue  # the remote's base moves; the local one follows if it can (pin)
             if why := self.blocked(name):
                 return pair.stop(REFUSED, message=why)
         pair.documents = merged_in.documents
