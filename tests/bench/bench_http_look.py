@@ -3,7 +3,7 @@ git's (``git fetch``), alternately: the CPU of the client and of the server, and
 requests, per look.
 
 Run: python tests/bench/bench_http_look.py [--runs 20] [--requests 8] [--history 25]
-     [--front auto|nginx|python]
+     [--front auto|nginx|python] [--extra-refs 0,500,1000,5000]
 
 A bare remote with a base and ``--requests`` agents' requests waiting, served by ``git
 http-backend`` (nginx + fcgiwrap where installed); two clones, one looking in process, the
@@ -19,6 +19,11 @@ sends its haves 20 at a time, newest first: a clone whose refs reach fewer than 
 sends them all with ``done`` in one request, any other first sends 20 without ``done``
 (the server answers ``ACK … ready``) and then asks again with ``done`` for the pack: one
 more request, and one more ``upload-pack`` run on the server, per look that downloads.
+
+``--extra-refs``: the looks again with that many more refs on the remote, in turn (a
+host's ``refs/pull/N/head``, each naming a commit of the base): libgit2's v0 ``info/refs``
+lists them all at every look, git's v2 asks only for the refs sync wants (``ref-prefix``).
+Where the in-process look stops being cheaper is where ``httpremote.MANY_REFS`` belongs.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -55,7 +61,12 @@ def main() -> int:
         "haves a request).",
     )  # fmt: skip
     parser.add_argument("--front", choices=("auto", "nginx", "python"), default="auto")
+    parser.add_argument(
+        "--extra-refs", default="0",
+        help="Comma-separated counts of refs/pull/N/head on the remote, measured in turn.",
+    )  # fmt: skip
     args = parser.parse_args()
+    extras = sorted({int(n) for n in args.extra_refs.split(",")})
     import pygit2
 
     from git_vcontext.remote.view import RemoteView
@@ -79,21 +90,9 @@ def main() -> int:
                 repo = pygit2.Repository(str(clone))
                 RemoteView(repo, str(clone), "origin", "main", ["agent-0"]).fetch()
             figures: dict[str, list[tuple[float, float, float]]] = {}
-            for run in range(args.runs):
-                for case in ("nothing new", "base moved"):
-                    if case == "base moved":  # (a round landed: both clones see it next)
-                        _advance(remote, f"round {run}")
-                    for name, clone in (("in process", inside), ("git", gits)):
-                        repo = pygit2.Repository(str(clone))
-                        view = RemoteView(repo, str(clone), "origin", "main", ["agent-0"])
-                        view.present = {"agent-0"}
-                        asked, served, used = _requests(front), front.cpu_seconds(), _cpu()
-                        view.fetch()
-                        used = _cpu() - used
-                        served = front.cpu_seconds() - served
-                        n = _requests(front) - asked
-                        assert view.http is None or not view.http.failed
-                        figures.setdefault(f"{case}, {name}", []).append((used, served, n))
+            for extra in extras:
+                _pulls(remote, extra)
+                _measure(args.runs, extra, len(extras) > 1, front, remote, (inside, gits), figures)
         finally:
             front.stop()
     print(
@@ -109,6 +108,54 @@ def main() -> int:
         print(f"| {key} | {client:.1f} ms | {server:.1f} ms | {requests:.1f} |")
     print(f"(uptime after: {os.getloadavg()}, {time.strftime('%H:%M:%S')})")
     return 0
+
+
+def _measure(
+    runs: int,
+    extra: int,
+    named: bool,
+    front: servers.HttpFront | servers.NginxFront,
+    remote: Path,
+    clones: tuple[Path, Path],
+    figures: dict[str, list[tuple[float, float, float]]],
+) -> None:
+    """``runs`` looks of each case by each clone, alternately, into ``figures``."""
+    import pygit2
+
+    from git_vcontext.gitio.httpremote import MANY_REFS
+    from git_vcontext.remote.view import RemoteView
+
+    remote_refs = f"{extra} extra refs, " if named else ""
+    listed = len(soak.git(remote, "for-each-ref").stdout.splitlines()) + 1  # (and HEAD)
+    for run in range(runs):
+        for case in ("nothing new", "base moved"):
+            if case == "base moved":  # (a round landed: both clones see it next)
+                _advance(remote, f"round {extra} {run}")
+            for name, clone in zip(("in process", "git"), clones, strict=True):
+                repo = pygit2.Repository(str(clone))
+                view = RemoteView(repo, str(clone), "origin", "main", ["agent-0"])
+                view.present = {"agent-0"}
+                asked, served, used = _requests(front), front.cpu_seconds(), _cpu()
+                view.fetch()
+                used = _cpu() - used
+                served = front.cpu_seconds() - served
+                n = _requests(front) - asked
+                assert view.http is None or not view.http.failed or listed > MANY_REFS
+                figures.setdefault(f"{remote_refs}{case}, {name}", []).append((used, served, n))
+
+
+def _pulls(remote: Path, count: int) -> None:
+    """``count`` refs ``refs/pull/N/head`` on the remote and no more, each naming one of the
+    base's commits (as a host's pull requests: refs sync never asks for)."""
+    commits = soak.git(remote, "rev-list", "main").stdout.split()
+    have = soak.git(remote, "for-each-ref", "--format=%(refname)", "refs/pull/").stdout.split()
+    wanted = {f"refs/pull/{n}/head": commits[n % len(commits)] for n in range(count)}
+    lines = [f"delete {ref}\n" for ref in have if ref not in wanted]
+    lines += [f"update {ref} {oid}\n" for ref, oid in wanted.items() if ref not in have]
+    subprocess.run(
+        ["git", "update-ref", "--stdin"], cwd=remote, input="".join(lines), text=True, check=True
+    )
+    soak.git(remote, "pack-refs", "--all")  # (as a host keeps them)
 
 
 def _advance(remote: Path, message: str) -> None:

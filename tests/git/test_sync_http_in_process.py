@@ -444,3 +444,23 @@ def test_sync_over_http_a_remote_with_many_refs_is_looked_at_through_git(
     asked = http.requests
     view.fetch()
     assert http.requests - asked >= 2  # (git's look: info/refs, then ls-refs or a fetch)
+
+
+def test_sync_over_http_a_remote_with_two_thousand_refs_is_still_looked_at_in_process(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Up to about 3,000 refs a look in process costs no more than git's, client and server
+    together (``tests/bench/bench_http_look.py --extra-refs``): a host with 2,000 is read
+    in process at every look, one request each."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    lines = "".join(f"create refs/pull/{n}/head {main}\n" for n in range(2000))
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=remote, input=lines, check=True, text=True)
+    view = _look(clone, ["agent-0"])
+    assert view.http is not None
+    assert not view.http.failed
+    asked = http.requests
+    view.fetch()
+    assert not view.http.failed
+    assert http.requests - asked == 1

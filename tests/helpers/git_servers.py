@@ -486,7 +486,8 @@ http {{
     scgi_temp_path {dir}/scgi;
     keepalive_requests 1000;
     server {{
-        listen {host}:{port};
+        listen {host}:{port}{tls};
+        {certificate}
         client_max_body_size 0;
         location / {{
             fastcgi_pass unix:{dir}/fcgiwrap.sock;
@@ -561,8 +562,20 @@ int main(int argc, char **argv) {
 class NginxFront:
     """``git http-backend`` behind nginx and fcgiwrap (both run from a private folder)."""
 
-    def __init__(self, root: Path, work: Path, *, home: Path | None = None, workers: int = 32):
-        """``workers``: fcgiwrap's processes (requests served at once)."""
+    def __init__(
+        self,
+        root: Path,
+        work: Path,
+        *,
+        home: Path | None = None,
+        workers: int = 32,
+        tls: bool = False,
+    ):
+        """``workers``: fcgiwrap's processes (requests served at once). ``tls``: HTTPS with
+        a self-signed certificate made at ``start`` (``certificate``: its PEM file, which
+        a client trusts by naming it), for ``127.0.0.1`` and ``localhost``."""
+        self.tls = tls
+        self.certificate = Path(work) / "server.crt"
         self.root, self.dir = Path(root), Path(work)
         self.home = home or self.dir
         self.workers = workers
@@ -572,20 +585,38 @@ class NginxFront:
         self.faults = Faults()  # (none: nginx answers as configured)
 
     @staticmethod
-    def available() -> str | None:
+    def available(*, tls: bool = False) -> str | None:
         """Why this front cannot run here (None: it can)."""
         for tool in ("nginx", "fcgiwrap"):
             if shutil.which(tool) is None and not Path(f"/usr/sbin/{tool}").exists():
                 return f"{tool} is not installed (apt-get install nginx fcgiwrap)"
+        if tls and shutil.which("openssl") is None:
+            return "openssl is not installed (apt-get install openssl)"
         return None
 
-    def url(self, repo: Path) -> str:
-        return f"http://{LOOPBACK}:{self.port}/{Path(repo).relative_to(self.root).as_posix()}"
+    def url(self, repo: Path, host: str = LOOPBACK) -> str:
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://{host}:{self.port}/{Path(repo).relative_to(self.root).as_posix()}"
+
+    def _make_certificate(self) -> str:
+        """A self-signed certificate and its key (nginx's ``ssl_*`` lines), made here."""
+        key = self.dir / "server.key"
+        made = subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+             "-subj", "/CN=vcontext test server", "-keyout", str(key),
+             "-out", str(self.certificate),
+             "-addext", f"subjectAltName=IP:{LOOPBACK},DNS:localhost"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if made.returncode != 0:
+            raise Unavailable(f"openssl req -x509 failed: {made.stderr.strip()}")
+        return f"ssl_certificate {self.certificate}; ssl_certificate_key {key};"
 
     def start(self) -> NginxFront:
-        if why := self.available():
+        if why := self.available(tls=self.tls):
             raise Unavailable(why)
         self.dir.mkdir(parents=True, exist_ok=True)
+        certificate = self._make_certificate() if self.tls else ""
         sock = self.dir / "fcgiwrap.sock"
         fcgiwrap = shutil.which("fcgiwrap") or "/usr/sbin/fcgiwrap"
         self._fcgi = subprocess.Popen(
@@ -605,7 +636,7 @@ class NginxFront:
         conf.write_text(
             NGINX_CONF.format(
                 dir=self.dir, host=LOOPBACK, port=self.port, root=self.root, home=self.home,
-                script=self._script(),
+                script=self._script(), tls=" ssl" if self.tls else "", certificate=certificate,
                 path=os.environ.get("PATH", "/usr/bin:/bin"),
                 user="user root root;" if os.geteuid() == 0 else "",
             )
