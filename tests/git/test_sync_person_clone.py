@@ -18,6 +18,7 @@ Real git: a bare remote, a person's clone, the agent's clone (``helpers.team``).
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,41 @@ def test_mcp_sync_looks_at_the_remote_for_an_agent_as_the_command_line_does(
     assert not answer.is_error, text(answer)
     assert "agents/cy: created from origin/agents/cy" in text(answer)
     assert tip(team.person, "agents/cy") == tip(team.remote, "agents/cy")
+
+
+@pytest.mark.parametrize("how", ["single-branch", "path"])
+def test_an_agent_the_look_finds_but_no_tracking_branch_keeps_is_said_with_a_way_out(
+    tmp_path: Path, how: str
+) -> None:
+    """Advice leads somewhere: the look found cy's branch on the remote, but no
+    remote-tracking branch keeps it (a single-branch clone's fetch refspec, or ``--push``
+    given as the remote's path: ``git fetch`` brings nothing there). Before, the refusal
+    said no remote had it and ``git fetch`` would bring it; it now says the remote has it
+    and the command that makes it here, which the next sync takes."""
+    team = _only_on_the_remote(tmp_path, False)
+    person = team.person
+    if how == "single-branch":
+        git(
+            person,
+            "config",
+            "--replace-all",
+            "remote.origin.fetch",
+            "+refs/heads/main:refs/remotes/origin/main",
+        )
+        remote = "origin"
+    else:
+        remote = str(team.remote)
+
+    done = vcx(person, "sync", "cy", "--push", remote)
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1, said
+    assert "git fetch brings" not in said[0]
+    assert f"{shlex.quote(remote)} has agents/cy" in said[0]
+    step = f"git fetch {shlex.quote(remote)} refs/heads/agents/cy:refs/heads/agents/cy"
+    assert step in said[0]
+    git(person, *shlex.split(step)[1:])
+    assert tip(person, "agents/cy") == tip(team.remote, "agents/cy")
+    again = vcx(person, "sync", "cy", "--push", remote)
+    assert again.returncode == 0, again.stdout + again.stderr

@@ -47,15 +47,43 @@ def _look_for(repo: Repository, remote: str) -> Callable[[list[str]], str]:
     def look(branches: list[str]) -> str:
         from ..errors import OperationalError
         from ..gitio import run_dir
+        from ..gitio.refs import target
         from ..remote.view import fetch_branches
 
         try:
-            fetch_branches(repo, run_dir(repo), remote, branches)
+            missing = fetch_branches(repo, run_dir(repo), remote, branches)
         except OperationalError as exc:
             return f" (looking at {remote} for it failed: {exc.one_line()})"
+        for branch in branches:  # found there, yet no remote-tracking branch keeps it
+            if branch not in missing and target(repo, f"refs/heads/{branch}") is None:
+                _untracked(repo, remote, branch)
         return ""
 
     return look
+
+
+def _untracked(repo: Repository, remote: str, branch: str) -> None:
+    """Refuse ``branch``, which ``remote`` has, when no remote-tracking branch here keeps it
+    (``remote.NAME.fetch`` does not name it, or ``remote`` is a URL or a path: ``git fetch``
+    brings nothing): the command that makes it here, which the next sync takes."""
+    from ..branches.agents import agent_prefix, remote_agent
+    from ..errors import OperationalError, shown_url
+    from ..validation.model import command_word
+
+    agent = branch.removeprefix(agent_prefix(repo))
+    try:
+        if remote_agent(repo, agent) is not None:
+            return
+    except OperationalError:
+        return  # several remotes have it: select_agents says so
+    ref = f"refs/heads/{branch}"
+    step = _person(f"git fetch {command_word(remote)} {command_word(f'{ref}:{ref}')}")
+    there = shown_url(remote)
+    raise OperationalError(
+        f"{there} has {branch}, but neither a branch here nor a remote-tracking branch keeps"
+        f" it ({there}'s fetch refspecs do not name it, or it is no configured remote):"
+        f" {step} makes it here, then sync again"
+    )
 
 
 def _person(step: str) -> str:
