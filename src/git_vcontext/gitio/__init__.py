@@ -229,19 +229,18 @@ def _gitfile_work_tree(repo: Repository, start: str) -> None:
     directory names no work tree (no ``core.worktree``, not a linked worktree's): git's work
     tree is the folder holding that file, where libgit2, opened at the git directory, takes
     the git directory's parent."""
-    from ..fsio import _followed
+    from ..fsio import find_git_dir
 
     if repo.is_bare or os.path.basename(os.path.normpath(repo.path)) == ".git":
         return  # (the usual layout: libgit2 takes the right parent)
-    if config_value(repo, "core.worktree", given=False) is not None:
-        return
+    if os.path.exists(os.path.join(repo.path, "commondir")) or "core.worktree" in repo.config:
+        return  # a linked worktree's (libgit2 reads its gitdir file), a submodule's
     here = os.path.realpath(start)
     while True:
         dot = os.path.join(here, ".git")
         if os.path.lexists(dot):
-            if os.path.isfile(dot) and os.path.realpath(_followed(dot) or "") == os.path.realpath(
-                repo.path
-            ):
+            named = find_git_dir(here, {}) if os.path.isfile(dot) else None  # (the file's)
+            if named is not None and os.path.realpath(named) == os.path.realpath(repo.path):
                 repo.workdir = here
             return
         up = os.path.dirname(here)
