@@ -210,3 +210,21 @@ def test_a_git_dir_that_names_no_repository_is_said_in_one_line(root: Path) -> N
     assert err.count("\n") == 1, err
     assert f"not a git repository: {main / 'nothere'}" in err
     assert "GIT_DIR" in err
+
+
+def test_a_clone_with_a_separate_git_dir_has_its_own_work_tree(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git clone --separate-git-dir``: the work tree's ``.git`` is a file naming a git
+    directory elsewhere, with no ``core.worktree``; git's work tree is the folder holding
+    that file (libgit2, opening the git directory itself, took its parent), and ``log``
+    finds the document's commits there."""
+    clone, store = root / "separate", root / "separate-git"
+    if not clone.exists():
+        run_git(root, "clone", "-q", "--separate-git-dir", str(store), "main", str(clone))
+        (clone / "sub").mkdir()
+    for start in (clone, clone / "sub"):
+        assert _ours(start, {}, monkeypatch) == _gits(start, {}) == (str(store), str(clone))
+    code, out, err = _cli(clone, {}, "log", "--format", "json", "--", f"{DOC}#t1")
+    assert (code, err) == (0, ""), err
+    assert out == _cli(root / "main", {}, "log", "--format", "json", "--", f"{DOC}#t1")[1]
