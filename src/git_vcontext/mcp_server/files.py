@@ -277,7 +277,12 @@ class Tree:
             if sub not in listed.subfolders:
                 self._forget(sub)
         self.folders[path] = listed
-        self._changed()
+        if old is None or (old.documents, old.subfolders, old.rules) != (
+            listed.documents,
+            listed.subfolders,
+            listed.rules,
+        ):  # (a racy folder listed again as it was keeps the lists)
+            self._changed()
         for sub in listed.subfolders:  # the known ones are looked at on their own
             if sub not in self.folders:
                 self._walk(sub)
