@@ -294,13 +294,9 @@ def test_git_state_delete_of_a_document_with_uncommitted_edits_is_the_persons_st
     assert run_git(alice, "status", "--porcelain").stdout == ""
 
 
-def test_git_state_write_during_a_stopped_merge_the_staged_version_cannot_take_is_not_made(
-    alice: Path, git_repo: Path
-) -> None:
-    """A stopped merge whose index holds a version of the document that cannot take the
-    agent's change (the person staged it without t3): the write used to replace the file
-    and then answer "refused" (the file changed all the same). It is decided before the
-    replace now: refused, nothing written, with the person's step."""
+def _staged_without_t3(alice: Path, git_repo: Path) -> tuple[Path, bytes]:
+    """A stopped merge whose index holds the document without t3 (the person staged it so)
+    while the work tree keeps t3: the document's path and its work-tree bytes."""
     _stopped_merge(alice, git_repo)
     todo = alice / TODO
     worktree = todo.read_bytes()
@@ -309,6 +305,17 @@ def test_git_state_write_during_a_stopped_merge_the_staged_version_cannot_take_i
     todo.write_text(json.dumps(data, indent=2) + "\n")
     run_git(alice, "add", TODO)
     todo.write_bytes(worktree)  # the work tree keeps t3, the index has none
+    return todo, worktree
+
+
+def test_git_state_write_during_a_stopped_merge_the_staged_version_cannot_take_is_not_made(
+    alice: Path, git_repo: Path
+) -> None:
+    """A stopped merge whose index holds a version of the document that cannot take the
+    agent's change (the person staged it without t3): the write used to replace the file
+    and then answer "refused" (the file changed all the same). It is decided before the
+    replace now: refused, nothing written, with the person's step."""
+    todo, worktree = _staged_without_t3(alice, git_repo)
 
     async def main() -> Any:
         async with stdio(alice) as client:
@@ -331,14 +338,7 @@ def test_git_state_write_the_index_of_a_stopped_merge_no_longer_takes_says_writt
     written to the file, not staged, why, the person's step — never "refused"."""
     from git_vcontext.mcp_server.gitside import GitSide
 
-    _stopped_merge(alice, git_repo)
-    todo = alice / TODO
-    worktree = todo.read_bytes()
-    data = read_json(todo)
-    data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t3"]
-    todo.write_text(json.dumps(data, indent=2) + "\n")
-    run_git(alice, "add", TODO)
-    todo.write_bytes(worktree)
+    todo, _ = _staged_without_t3(alice, git_repo)
     monkeypatch.setattr(GitSide, "refuse_unstageable", lambda *_: None)
 
     async def main() -> Any:
