@@ -20,20 +20,10 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
 
 from helpers.next_steps import follow_output
 from helpers.run import cli_path
-from helpers.team import EPOCH, TASKS, edit, git, read, remote_show, setup, vcx
-
-
-def _status(clone: Path, status: str) -> None:
-    def work(data: Any) -> None:
-        data["todoList"]["items"][0]["status"] = status
-        data["todoList"]["sequence"] += 1
-
-    edit(clone, TASKS, work)
-    git(clone, "commit", "-q", "-am", f"t1: {status}")
+from helpers.team import EPOCH, TASKS, git, read, remote_show, setup, vcx, works_on_t1
 
 
 def _children(pid: int) -> list[int]:
@@ -59,10 +49,10 @@ def test_a_sync_checkout_killed_during_its_git_merge_leaves_a_merge_sync_names(
 ) -> None:
     team = setup(tmp_path, ["al", "bo"])
     al, bo = team.agents["al"], team.agents["bo"]
-    _status(al, "completed")
+    works_on_t1(al, "completed")
     landed = vcx(al, "sync", "al", "--push", "origin")
     assert landed.returncode == 0, landed.stdout + landed.stderr
-    _status(bo, "cancelled")
+    works_on_t1(bo, "cancelled")
     first = vcx(bo, "sync", "bo", "--push", "origin")
     assert first.returncode == 1, first.stdout + first.stderr
     assert "CONFLICT" in first.stdout
