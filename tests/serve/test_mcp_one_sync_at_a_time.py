@@ -28,24 +28,30 @@ def test_two_vcontext_sync_calls_at_once_run_one_after_the_other(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     team = setup(tmp_path, ["bo"])
-    entered: list[float] = []  # each call reaching the tool (before the lock)
+    entered: list[float] = []  # each call reaching the tool (before any lock)
     spans: list[tuple[float, float]] = []  # each sync, start to end
     guard = threading.Lock()
-    unmasked = sync_tool._unmasked
+    both_in = threading.Event()
+    git_of = sync_tool._git
 
-    def arrives(svc: Any, push: Any) -> Any:
+    def arrives(svc: Any) -> Any:
         with guard:
             entered.append(time.monotonic())
-        return unmasked(svc, push)
+            if len(entered) == 2:
+                both_in.set()
+        return git_of(svc)
 
     def slow_sync(repo: Any, given: Any, **_: Any) -> Any:
         start = time.monotonic()
+        # The first sync holds the server's lock until the second call is in the server
+        # (a loaded machine may start the second worker thread late: CI at 18f581a).
+        both_in.wait(timeout=30)
         time.sleep(0.5)  # (a look at a slow remote)
         with guard:
             spans.append((start, time.monotonic()))
         raise OperationalError("the remote did not answer")
 
-    monkeypatch.setattr(sync_tool, "_unmasked", arrives)
+    monkeypatch.setattr(sync_tool, "_git", arrives)
     monkeypatch.setattr(sync_tool, "run_sync", slow_sync)
     answers: list[Any] = []
 
