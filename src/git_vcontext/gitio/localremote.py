@@ -408,13 +408,23 @@ def update_tracking(
                 notes.append(locked_move(remote, dst, exc.lock_files[0]))
 
 
+SHOWN_PREFIXES = ("refs/heads/", "refs/tags/", "refs/remotes/")
+"""What git's fetch leaves out of a ref's name in its summary lines (``shown_ref``)."""
+
+
 def shown_ref(ref: str) -> str:
     """A ref's name as git's fetch shows it in its summary lines (``refs/remotes/origin/main``
     as ``origin/main``, ``refs/heads/main`` as ``main``; others in full)."""
-    for prefix in ("refs/heads/", "refs/tags/", "refs/remotes/"):
+    for prefix in SHOWN_PREFIXES:
         if ref.startswith(prefix):
             return ref[len(prefix) :]
     return ref
+
+
+def full_refs(shown: str) -> list[str]:
+    """The full names a ref ``shown`` in git's fetch summary may have (``shown_ref``'s
+    inverse): with each prefix it leaves out, then as it is."""
+    return [*(f"{p}{shown}" for p in SHOWN_PREFIXES), shown]
 
 
 def refused_move(remote: str, src: str, dst: str) -> str:
