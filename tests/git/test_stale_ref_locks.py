@@ -23,7 +23,7 @@ import pygit2
 import pytest
 
 from git_vcontext.gitio import locks
-from git_vcontext.gitio.refs import RefUpdate, move_refs
+from git_vcontext.gitio.refs import RefLocked, RefUpdate, move_refs, set_ref_from
 from helpers import soak
 
 HOLDER = """
@@ -573,3 +573,28 @@ def test_a_claim_cut_short_by_a_kill_is_swept_once_its_writer_is_gone_never_its_
 
     assert lock.exists()
     assert _claims(repo) == sorted([live, nameless])
+
+
+def test_a_compare_and_swap_move_waits_for_a_killed_holders_lock_and_names_one_that_stays(
+    repo: Path,
+) -> None:
+    """``refs.set_ref_from`` (a fetch's move of a remote-tracking ref) meets locks as every
+    ref move does (``locks.settle``): a killed sync's lock is removed and the move made; an
+    old lock nothing proves stale stays, and the move says so (RefLocked naming the file),
+    never a silent False that reads as "another writer moved it"."""
+    git = pygit2.Repository(str(repo))
+    tip = git.head.peel(pygit2.Commit).id
+    ref = "refs/remotes/origin/main"
+    proc = _holding(repo, ref)
+    _killed(proc)
+    assert set_ref_from(git, ref, None, tip, message="fetch origin: storing head") is True
+    assert git.references[ref].target == tip
+
+    lock = repo / ".git/refs/remotes/origin/main.lock"
+    lock.write_text("")
+    time.sleep(0.3)  # (older than STALE_AFTER here: judged, never proven)
+    with pytest.raises(RefLocked) as raised:
+        set_ref_from(git, ref, tip, tip, message="fetch origin: fast-forward")
+    assert raised.value.lock_files == (str(lock),)
+    assert lock.exists()
+    assert set_ref_from(git, "refs/heads/main", None, tip, message="x") is False  # (it is there)

@@ -640,3 +640,40 @@ def test_status_in_the_persons_clone_names_work_of_the_remotes_copy_of_an_agent_
     assert _statuses(team.remote)["t1"] == "completed"
     again = vcx(person, "status")
     assert "origin/agents/cy has" not in again.stdout, again.stdout
+
+
+def test_one_truth_status_names_the_remotes_copy_sync_brings_forward_in_a_single_branch_clone(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, M19 (one truth): status judges the remote's copy of an agent branch as
+    sync does (``tracking.known_tip``: git's remote-tracking branch or sync's own copy,
+    the newer). A person's clone whose fetch refspec names main alone keeps no
+    origin/agents/cy; ``status --fetch`` fetches cy's branch into sync's own copy, which
+    ``sync --push`` brings agents/cy forward to; status read git's tracking branch alone
+    and said nothing of cy's commit."""
+    team = setup(tmp_path, [])
+    person = team.person
+    git(person, "config", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
+    git(person, "update-ref", "-d", "refs/remotes/origin/agents/cy")
+    assert vcx(person, "fork", "cy", "--reason", "agent cy").returncode == 0
+    git(person, "push", "-q", "origin", "agents/cy")
+    cy = tmp_path / "cy"
+    git(tmp_path, "clone", "-q", str(team.remote), str(cy))
+    identity(cy, "cy")
+    assert vcx(cy, "install").returncode == 0
+    git(cy, "switch", "-q", "agents/cy")
+    works_on_t1(cy, "completed")
+    git(cy, "push", "-q", "origin", "agents/cy")
+
+    shown = vcx(person, "status", "--fetch")
+    line = (
+        "  origin/agents/cy has 1 commit agents/cy lacks (as last fetched; this row counts "
+        "without it): git vcontext sync cy --push origin merges it"
+    )
+    assert line in shown.stdout.splitlines(), shown.stdout + shown.stderr
+    command = line.rsplit(": ", 1)[1].removesuffix(" merges it")
+    done = follow([command], person)
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote)["t1"] == "completed"
+    again = vcx(person, "status")
+    assert "origin/agents/cy has" not in again.stdout, again.stdout

@@ -27,8 +27,8 @@ from ..faults import step
 from ..fsio import permitted
 from . import config_flag, config_value, locks
 from .objectcopy import TooMany, copy_commits, no_change_commit
-from .places import common_dir, hooks_folder, is_shallow
-from .refs import RefUpdate, delete_ref, move_refs, oid_of, set_ref
+from .places import hooks_folder, is_shallow
+from .refs import RefLocked, RefUpdate, delete_ref, move_refs, oid_of, set_ref, set_ref_from
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -383,7 +383,8 @@ def update_tracking(
     (``gitio.remote.fetch``): a rewritten branch under a refspec without ``+``
     (``refused_move``), a lock file in the way that stays (``locked_move``; one that goes
     within ``locks.STALE_AFTER``, or proven a killed sync's, is waited for or removed, as a
-    fetch through git has it). Neither fails the look: what sync fetched is in its own refs."""
+    fetch through git has it: ``refs.set_ref_from``). Neither fails the look: what sync
+    fetched is in its own refs."""
     from .refs import target
 
     for dst, forced in tracking_refs(repo, remote, src, specs):
@@ -400,43 +401,30 @@ def update_tracking(
             continue
         # the reflog says the move as git's fetch does: a fast-forward is one under + too
         how = "storing head" if old is None else "fast-forward" if ahead else "forced-update"
-        lock = _move_from(repo, dst, old, oid, f"fetch {remote}: {how}")
-        if lock is not None and notes is not None:
-            notes.append(locked_move(remote, dst, lock))
+        try:
+            set_ref_from(repo, dst, old, oid, message=f"fetch {remote}: {how}")
+        except RefLocked as exc:  # (one that went, or a killed sync's, was waited for)
+            if notes is not None:
+                notes.append(locked_move(remote, dst, exc.lock_files[0]))
 
 
-def _move_from(repo: Repository, ref: str, old: Oid | None, new: Oid, message: str) -> str | None:
-    """Move ``ref`` from ``old`` to ``new`` (``refs.set_ref_from``); the lock file that
-    stays in its way when one did (one that goes within ``locks.STALE_AFTER``, or proven a
-    killed sync's, is waited for or removed, then the move made again), else None (moved,
-    or moved by another meanwhile: that value stands)."""
-    from .refs import set_ref_from
-
-    for attempt in (0, 1):
-        if set_ref_from(repo, ref, old, new, message=message):
-            return None
-        lock = _lock_in_way(repo, ref)
-        if lock is None:
-            return None
-        if attempt == 1 or not locks.settle(lock, str(common_dir(repo))):
-            return lock
-    return None
-
-
-def _lock_in_way(repo: Repository, ref: str) -> str | None:
-    """The lock file of ``ref`` in the repository's git common directory, when there is one
-    (a process holds the ref, or one that was killed left it)."""
-    path = os.path.join(str(common_dir(repo)), *ref.split("/")) + ".lock"
-    return path if os.path.lexists(path) else None
+SHOWN_PREFIXES = ("refs/heads/", "refs/tags/", "refs/remotes/")
+"""What git's fetch leaves out of a ref's name in its summary lines (``shown_ref``)."""
 
 
 def shown_ref(ref: str) -> str:
     """A ref's name as git's fetch shows it in its summary lines (``refs/remotes/origin/main``
     as ``origin/main``, ``refs/heads/main`` as ``main``; others in full)."""
-    for prefix in ("refs/heads/", "refs/tags/", "refs/remotes/"):
+    for prefix in SHOWN_PREFIXES:
         if ref.startswith(prefix):
             return ref[len(prefix) :]
     return ref
+
+
+def full_refs(shown: str) -> list[str]:
+    """The full names a ref ``shown`` in git's fetch summary may have (``shown_ref``'s
+    inverse): with each prefix it leaves out, then as it is."""
+    return [*(f"{p}{shown}" for p in SHOWN_PREFIXES), shown]
 
 
 def refused_move(remote: str, src: str, dst: str) -> str:

@@ -243,17 +243,21 @@ class _Moved(Exception):
 def set_ref_from(repo: Repository, name: str, old: Oid | None, new: Oid, *, message: str) -> bool:
     """Point ``name`` at ``new`` only while it holds ``old`` (None: absent), checked under
     its lock (compare-and-swap, as git's fetch updates a ref from the value it read).
-    False, nothing moved: it holds another value now, or another process holds its lock
-    (that writer's value stands)."""
+    False, nothing moved: it holds another value now (that writer's value stands). A lock
+    file in its way is waited for, or removed, as ``set_ref``'s (``locks.settle``); one
+    that stays: RefLocked, naming it."""
     import pygit2
 
-    try:
+    def write() -> None:
         with repo.transaction() as txn:
             txn.lock_ref(name)
             ref = repo.references.get(name)
             if (None if ref is None else ref.target) != old:
                 raise _Moved
             txn.set_target(name, new, message=message)
+
+    try:
+        _unlocked(repo, write, f"could not update {name}")
     except (_Moved, pygit2.GitError, OSError):
         return False
     return True

@@ -235,15 +235,21 @@ def _tracking_refused(
     refspecs — the lines that say so (``localremote.refused_move``, ``locked_move``: the
     texts the look in process says); None when anything else failed (a ``fatal:``, an error
     other than a lock, a ref sync asked for)."""
-    from .localremote import locked_move, refspec_match, refused_move, shown_ref, split_refspec
+    from .localremote import (
+        full_refs,
+        locked_move,
+        refspec_match,
+        refused_move,
+        shown_ref,
+        split_refspec,
+    )
 
     common = _common(cwd)
     locked = None if lock is None else locks.ref_of(lock, common)
     targets = [split_refspec(s)[1] for s in wanted]
 
     def asked(shown: str) -> bool:  # a DST of ours, as git shows it
-        full = [shown, *(f"{p}{shown}" for p in ("refs/heads/", "refs/tags/", "refs/remotes/"))]
-        return any(refspec_match(t, name) is not None for t in targets for name in full)
+        return any(refspec_match(t, n) is not None for t in targets for n in full_refs(shown))
 
     said: list[str] = []
     for line in stderr.splitlines():
@@ -282,10 +288,10 @@ def _tracking_names(
     ``wanted`` it is, and the ref the remote's fetch refspecs give it
     (``localremote.tracking_refs``); None for one that is not found."""
     from . import open_repo
-    from .localremote import refspec_match, shown_ref, split_refspec, tracking_refs
+    from .localremote import full_refs, refspec_match, shown_ref, split_refspec, tracking_refs
 
     sources = [split_refspec(s)[0] for s in wanted]
-    full = [f"{p}{src}" for p in ("refs/heads/", "refs/tags/", "")]
+    full = full_refs(src)
     ref = next((n for n in full for s in sources if refspec_match(s, n) is not None), None)
     if ref is None:
         return None, None

@@ -336,11 +336,12 @@ def _copy_ahead(repo: Repository, base: str, branch: str, tip: Oid) -> tuple[str
     tracks), when it holds work this branch lacks: (its name, how many commits; sync's own
     merges not counted). A person's clone whose branch ``fork`` made and a plain ``git
     push`` published (no upstream) counts against its own old copy: this says what a
-    ``sync --push`` would meet."""
-    from .tracking import upstream
+    ``sync --push`` would meet (the copy it reads: ``tracking.known_tip``, git's
+    remote-tracking branch or sync's own, the newer)."""
+    from .tracking import known_tip, upstream
 
     remote = upstream(repo, base)
-    there = None if remote is None else commit_of(repo, f"refs/remotes/{remote}/{branch}")
+    there = None if remote is None else known_tip(repo, remote, branch)
     if remote is None or there is None or there == tip:
         return None
     n = count_new(repo, there, tip)
