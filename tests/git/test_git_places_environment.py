@@ -228,3 +228,19 @@ def test_a_clone_with_a_separate_git_dir_has_its_own_work_tree(
     code, out, err = _cli(clone, {}, "log", "--format", "json", "--", f"{DOC}#t1")
     assert (code, err) == (0, ""), err
     assert out == _cli(root / "main", {}, "log", "--format", "json", "--", f"{DOC}#t1")[1]
+
+
+def test_a_separate_git_dir_named_dot_git_still_has_the_work_tree_of_its_file(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The separate git directory may itself be named ``.git`` (``--separate-git-dir
+    store/.git``): git's work tree is still the folder holding the ``.git`` file, never
+    ``store/`` (the git directory's name was taken for the usual layout's)."""
+    clone, store = root / "separate-dot", root / "dot-store"
+    if not clone.exists():
+        store.mkdir()
+        run_git(root, "clone", "-q", "--separate-git-dir", str(store / ".git"), "main", str(clone))
+        (clone / "sub").mkdir()
+    for start in (clone, clone / "sub"):
+        theirs = (str(store / ".git"), str(clone))
+        assert _ours(start, {}, monkeypatch) == _gits(start, {}) == theirs

@@ -207,10 +207,10 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
     OperationalError when there is none."""
     import pygit2
 
-    from ..fsio import find_git_dir, is_git_dir
+    from ..fsio import discover, is_git_dir
 
     env = _from_here(os.environ)
-    found = find_git_dir(_folder(path), env)
+    found, gitfile = discover(_folder(path), env)
     try:
         known = found is not None and is_git_dir(found)
         repo = pygit2.Repository(found) if known else open_trusted(path)
@@ -219,34 +219,21 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
             repo = open_trusted(path)
         else:
             raise OperationalError(f"cannot open the repository: {exc}") from None
-    if known and not (env.get("GIT_DIR") or env.get("GIT_WORK_TREE")):
-        _gitfile_work_tree(repo, _folder(path))
+    if known and gitfile is not None and not env.get("GIT_WORK_TREE"):
+        _gitfile_work_tree(repo, gitfile)
     return as_git_reads(repo, env)
 
 
-def _gitfile_work_tree(repo: Repository, start: str) -> None:
-    """A repository found through a ``.git`` file (``clone --separate-git-dir``) whose git
-    directory names no work tree (no ``core.worktree``, not a linked worktree's): git's work
-    tree is the folder holding that file, where libgit2, opened at the git directory, takes
-    the git directory's parent."""
-    from ..fsio import find_git_dir
-
-    if repo.is_bare or os.path.basename(os.path.normpath(repo.path)) == ".git":
-        return  # (the usual layout: libgit2 takes the right parent)
+def _gitfile_work_tree(repo: Repository, top: str) -> None:
+    """A repository found through the ``.git`` file in ``top`` (``clone
+    --separate-git-dir``) whose git directory names no work tree (no ``core.worktree``, not
+    a linked worktree's): git's work tree is ``top``, where libgit2, opened at the git
+    directory, takes the git directory's parent (``fsio.discover`` found both)."""
+    if repo.is_bare:
+        return
     if os.path.exists(os.path.join(repo.path, "commondir")) or "core.worktree" in repo.config:
         return  # a linked worktree's (libgit2 reads its gitdir file), a submodule's
-    here = os.path.realpath(start)
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.lexists(dot):
-            named = find_git_dir(here, {}) if os.path.isfile(dot) else None  # (the file's)
-            if named is not None and os.path.realpath(named) == os.path.realpath(repo.path):
-                repo.workdir = here
-            return
-        up = os.path.dirname(here)
-        if up == here:
-            return
-        here = up
+    repo.workdir = top
 
 
 def as_git_reads(repo: Repository, env: Mapping[str, str]) -> Repository:
