@@ -31,7 +31,8 @@ def _todo(title: str) -> str:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``main`` (two commits of a todo list, a folder ``sub/deeper``), an empty folder
-    ``elsewhere`` beside it and a copy of the files in ``other``."""
+    ``elsewhere`` beside it, a copy of the files in ``other`` and a user's git config file
+    naming ``other`` as work tree."""
     root = tmp_path_factory.mktemp("env").resolve()
     main = root / "main"
     (main / "sub" / "deeper").mkdir(parents=True)
@@ -43,6 +44,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "elsewhere").mkdir()
     (root / "other").mkdir()
     (root / "other" / DOC).write_text(_todo("two"))
+    # a user's file naming a work tree: git's set-up reads core.worktree from the
+    # repository's own file only
+    (root / "worktree.gitconfig").write_text(f"[core]\n\tworktree = {root / 'other'}\n")
     return root
 
 
@@ -87,6 +91,10 @@ ENVIRONMENTS = {
         {"GIT_DIR": "../main/.git", "GIT_WORK_TREE": "../other"},
     ),
     "GIT_WORK_TREE alone": ("main/sub", {"GIT_WORK_TREE": "../../other"}),
+    "GIT_DIR alone, core.worktree in the user's file only": (
+        "elsewhere",
+        {"GIT_DIR": "../main/.git", "GIT_CONFIG_GLOBAL": "{root}/worktree.gitconfig"},
+    ),
     "a ceiling above the repository": ("main/sub/deeper", {"GIT_CEILING_DIRECTORIES": "{root}"}),
     "the top as ceiling": ("main/sub/deeper", {"GIT_CEILING_DIRECTORIES": "{root}/main"}),
     "a ceiling between": ("main/sub/deeper", {"GIT_CEILING_DIRECTORIES": "{root}/main/sub"}),

@@ -231,9 +231,30 @@ def _gitfile_work_tree(repo: Repository, top: str) -> None:
     directory, takes the git directory's parent (``fsio.discover`` found both)."""
     if repo.is_bare:
         return
-    if os.path.exists(os.path.join(repo.path, "commondir")) or "core.worktree" in repo.config:
+    if os.path.exists(os.path.join(repo.path, "commondir")) or _names_work_tree(repo):
         return  # a linked worktree's (libgit2 reads its gitdir file), a submodule's
     repo.workdir = top
+
+
+def _names_work_tree(repo: Repository) -> bool:
+    """Whether ``repo`` names its work tree (``core.worktree``), read where git's set-up
+    reads it (``read_repository_format``): the common directory's ``config`` file alone (not
+    ``git -c``, the user's or the system's file, an include), and with
+    ``extensions.worktreeConfig`` the git directory's ``config.worktree``. No git process."""
+    import pygit2
+
+    from ..fsio import common_dir
+
+    key, extension = "core.worktree", "extensions.worktreeconfig"
+    try:
+        shared = pygit2.Config(os.path.join(common_dir(repo.path, {}), "config"))
+        if key in shared:
+            return True
+        if extension not in shared or not shared.get_bool(extension):
+            return False
+        return key in pygit2.Config(os.path.join(repo.path, "config.worktree"))
+    except pygit2.GitError:  # (git stops on a file it cannot read)
+        return False
 
 
 def as_git_reads(repo: Repository, env: Mapping[str, str]) -> Repository:
@@ -272,11 +293,7 @@ def work_tree_as_git(repo: Repository, env: Mapping[str, str]) -> None:
     named = env.get("GIT_WORK_TREE")
     if named:
         repo.workdir = os.path.realpath(named)
-    elif (
-        env.get("GIT_DIR")
-        and not repo.is_bare
-        and config_value(repo, "core.worktree", given=False) is None
-    ):
+    elif env.get("GIT_DIR") and not repo.is_bare and not _names_work_tree(repo):
         repo.workdir = os.path.realpath(os.getcwd())
 
 
