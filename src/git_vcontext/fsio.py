@@ -624,7 +624,7 @@ def discover(start: str, env: Mapping[str, str]) -> tuple[str | None, str | None
         return (_followed(path) if os.path.isfile(path) else os.path.normpath(path)), None
     here = os.path.realpath(start)
     ceiling = _ceiling(here, env.get("GIT_CEILING_DIRECTORIES"))
-    device = None if _across_filesystems(env) else _device(here)
+    device = None if across_filesystems(env) else _device(here)
     while True:
         dot = join(here, ".git")
         if os.path.isfile(dot):
@@ -670,15 +670,15 @@ def _ceiling(here: str, listed: str | None) -> int:
     return longest
 
 
-def _across_filesystems(env: Mapping[str, str]) -> bool:
-    """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` as git reads it (a boolean; unset: false)."""
+def across_filesystems(env: Mapping[str, str]) -> bool:
+    """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` as git reads it (``git_env_bool``: unset false,
+    else a boolean as ``configread.git_bool`` reads one; one git refuses: false)."""
     value = env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM")
     if value is None:
         return False
-    lowered = value.strip().lower()
-    if lowered in ("", "false", "no", "off"):
-        return False
-    return lowered in ("true", "yes", "on") or (lowered.lstrip("-").isdigit() and int(lowered) != 0)
+    from .gitio.configread import git_bool  # lazy: only when the variable is set
+
+    return bool(git_bool(value))
 
 
 def _device(folder: str) -> int | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from git_vcontext.errors import OperationalError
-from git_vcontext.fsio import find_common_dir, find_git_dir
+from git_vcontext.fsio import across_filesystems, find_common_dir, find_git_dir
 from git_vcontext.gitio import open_repo
 from git_vcontext.gitio.places import common_dir
 from helpers.run import run_cli, run_git
@@ -252,3 +252,18 @@ def test_a_separate_git_dir_named_dot_git_still_has_the_work_tree_of_its_file(
     for start in (clone, clone / "sub"):
         theirs = (str(store / ".git"), str(clone))
         assert _ours(start, {}, monkeypatch) == _gits(start, {}) == theirs
+
+
+@pytest.mark.parametrize("value", ["1", "-1", "1k", "0x1", "010", "TRUE", "on", "0", "", "No"])
+def test_discovery_across_file_systems_is_read_as_git_reads_a_boolean(value: str) -> None:
+    """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` (``git_env_bool``: git's boolean, as a setting's):
+    the one reading of git's booleans (``configread.git_bool``), compared with git's own
+    answer for the same text (``1k`` and ``0x1`` are true there; a second reading of it in
+    fsio took them for false)."""
+    gits = subprocess.run(
+        ["git", "-c", f"t.v={value}", "config", "--type=bool", "t.v"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert across_filesystems({"GIT_DISCOVERY_ACROSS_FILESYSTEM": value}) == (gits == "true")
