@@ -507,7 +507,7 @@ def test_a_playbook_writer_never_says_validate_rejects_a_file_validate_skips(
     FILE)", where that validate says it skipped the file and exits 0: the writer says the
     file holds no playbook, as ``view`` does, and never that validate rejects it."""
     rel = ".vcontext/playbook.json"
-    old = {"events": []}
+    old: dict[str, Any] = {"events": []}
     path, _ = _setup(git_repo, rel, old)
 
     refused = run_cli(*(rel if a == "FILE" else a for a in args), cwd=git_repo, env=_EPOCH)
