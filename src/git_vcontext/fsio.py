@@ -606,29 +606,39 @@ def find_git_dir(start: str, env: Mapping[str, str]) -> str | None:
     search goes no higher than ``$GIT_CEILING_DIRECTORIES`` allow and, unless
     ``$GIT_DISCOVERY_ACROSS_FILESYSTEM`` is true, stays on ``start``'s file system. None
     outside any."""
+    return discover(start, env)[0]
+
+
+def discover(start: str, env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """``find_git_dir``'s search, with where it ended: (the git directory or None, the
+    folder whose ``.git`` file named it, else None). That folder is the top of git's work
+    tree when the git directory names none (``clone --separate-git-dir``: no
+    ``core.worktree``, not a linked worktree's), where libgit2 takes the git directory's
+    parent (``gitio.open_repo``)."""
     import os  # lazy: the hook's start-up, which loads os anyway (site)
 
     join = os.path.join
     named = env.get("GIT_DIR")
     if named:
         path = join(os.path.abspath(start), named)
-        return _followed(path) if os.path.isfile(path) else os.path.normpath(path)
+        return (_followed(path) if os.path.isfile(path) else os.path.normpath(path)), None
     here = os.path.realpath(start)
     ceiling = _ceiling(here, env.get("GIT_CEILING_DIRECTORIES"))
-    device = None if _across_filesystems(env) else _device(here)
+    device = None if across_filesystems(env) else _device(here)
     while True:
         dot = join(here, ".git")
         if os.path.isfile(dot):
-            return _followed(dot)
+            followed = _followed(dot)
+            return followed, (here if followed is not None else None)
         if os.path.isdir(dot) and is_git_dir(dot):
-            return dot
+            return dot, None
         if is_git_dir(here):
-            return here
+            return here, None
         up = os.path.dirname(here)
         if up == here or (len(up) if up != os.sep else 0) <= ceiling:
-            return None  # (git's offset: where the separator before ``here``'s name is)
+            return None, None  # (git's offset: where the separator before ``here``'s name is)
         if device is not None and _device(up) != device:
-            return None  # git: "stopping at filesystem boundary"
+            return None, None  # git: "stopping at filesystem boundary"
         here = up
 
 
@@ -660,15 +670,15 @@ def _ceiling(here: str, listed: str | None) -> int:
     return longest
 
 
-def _across_filesystems(env: Mapping[str, str]) -> bool:
-    """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` as git reads it (a boolean; unset: false)."""
+def across_filesystems(env: Mapping[str, str]) -> bool:
+    """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` as git reads it (``git_env_bool``: unset false,
+    else a boolean as ``configread.git_bool`` reads one; one git refuses: false)."""
     value = env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM")
     if value is None:
         return False
-    lowered = value.strip().lower()
-    if lowered in ("", "false", "no", "off"):
-        return False
-    return lowered in ("true", "yes", "on") or (lowered.lstrip("-").isdigit() and int(lowered) != 0)
+    from .gitio.configread import git_bool  # lazy: only when the variable is set
+
+    return bool(git_bool(value))
 
 
 def _device(folder: str) -> int | None:

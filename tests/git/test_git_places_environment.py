@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from git_vcontext.errors import OperationalError
-from git_vcontext.fsio import find_common_dir, find_git_dir
+from git_vcontext.fsio import across_filesystems, find_common_dir, find_git_dir
 from git_vcontext.gitio import open_repo
 from git_vcontext.gitio.places import common_dir
 from helpers.run import run_cli, run_git
@@ -31,7 +31,8 @@ def _todo(title: str) -> str:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``main`` (two commits of a todo list, a folder ``sub/deeper``), an empty folder
-    ``elsewhere`` beside it and a copy of the files in ``other``."""
+    ``elsewhere`` beside it, a copy of the files in ``other`` and a user's git config file
+    naming ``other`` as work tree."""
     root = tmp_path_factory.mktemp("env").resolve()
     main = root / "main"
     (main / "sub" / "deeper").mkdir(parents=True)
@@ -43,6 +44,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "elsewhere").mkdir()
     (root / "other").mkdir()
     (root / "other" / DOC).write_text(_todo("two"))
+    # a user's file naming a work tree: git's set-up reads core.worktree from the
+    # repository's own file only
+    (root / "worktree.gitconfig").write_text(f"[core]\n\tworktree = {root / 'other'}\n")
     return root
 
 
@@ -87,6 +91,10 @@ ENVIRONMENTS = {
         {"GIT_DIR": "../main/.git", "GIT_WORK_TREE": "../other"},
     ),
     "GIT_WORK_TREE alone": ("main/sub", {"GIT_WORK_TREE": "../../other"}),
+    "GIT_DIR alone, core.worktree in the user's file only": (
+        "elsewhere",
+        {"GIT_DIR": "../main/.git", "GIT_CONFIG_GLOBAL": "{root}/worktree.gitconfig"},
+    ),
     "a ceiling above the repository": ("main/sub/deeper", {"GIT_CEILING_DIRECTORIES": "{root}"}),
     "the top as ceiling": ("main/sub/deeper", {"GIT_CEILING_DIRECTORIES": "{root}/main"}),
     "a ceiling between": ("main/sub/deeper", {"GIT_CEILING_DIRECTORIES": "{root}/main/sub"}),
@@ -228,3 +236,34 @@ def test_a_clone_with_a_separate_git_dir_has_its_own_work_tree(
     code, out, err = _cli(clone, {}, "log", "--format", "json", "--", f"{DOC}#t1")
     assert (code, err) == (0, ""), err
     assert out == _cli(root / "main", {}, "log", "--format", "json", "--", f"{DOC}#t1")[1]
+
+
+def test_a_separate_git_dir_named_dot_git_still_has_the_work_tree_of_its_file(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The separate git directory may itself be named ``.git`` (``--separate-git-dir
+    store/.git``): git's work tree is still the folder holding the ``.git`` file, never
+    ``store/`` (the git directory's name was taken for the usual layout's)."""
+    clone, store = root / "separate-dot", root / "dot-store"
+    if not clone.exists():
+        store.mkdir()
+        run_git(root, "clone", "-q", "--separate-git-dir", str(store / ".git"), "main", str(clone))
+        (clone / "sub").mkdir()
+    for start in (clone, clone / "sub"):
+        theirs = (str(store / ".git"), str(clone))
+        assert _ours(start, {}, monkeypatch) == _gits(start, {}) == theirs
+
+
+@pytest.mark.parametrize("value", ["1", "-1", "1k", "0x1", "010", "TRUE", "on", "0", "", "No"])
+def test_discovery_across_file_systems_is_read_as_git_reads_a_boolean(value: str) -> None:
+    """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` (``git_env_bool``: git's boolean, as a setting's):
+    the one reading of git's booleans (``configread.git_bool``), compared with git's own
+    answer for the same text (``1k`` and ``0x1`` are true there; a second reading of it in
+    fsio took them for false)."""
+    gits = subprocess.run(
+        ["git", "-c", f"t.v={value}", "config", "--type=bool", "t.v"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert across_filesystems({"GIT_DISCOVERY_ACROSS_FILESYSTEM": value}) == (gits == "true")

@@ -487,3 +487,37 @@ def test_the_rejected_line_is_short_naming_the_rule_the_file_and_the_step(git_re
 
     assert text(run(main)) == f"{first}{tail}{PERSON}{step}"
     assert len(f"{first}{tail}{step}") < 320  # (445 before, the most of it the finding's)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("playbook", "add", "FILE", "--target", "t1", "--kind", "rule", "--text", "Retry once"),
+        ("ace", "apply", "patch.json", "FILE"),
+    ],
+    ids=["playbook add", "ace apply"],
+)
+def test_a_playbook_writer_never_says_validate_rejects_a_file_validate_skips(
+    git_repo: Path, args: tuple[str, ...]
+) -> None:
+    """PRODUCT.md Validation: "a JSON file inside those patterns that is not a vContext
+    document (a config) is skipped with a note, not refused"; advice leads somewhere. A
+    bare ``{"events": []}`` at ``.vcontext/playbook.json`` (no container, no info object)
+    was refused with "validate rejects it as it is; mend it first (git vcontext validate
+    FILE)", where that validate says it skipped the file and exits 0: the writer says the
+    file holds no playbook, as ``view`` does, and never that validate rejects it."""
+    rel = ".vcontext/playbook.json"
+    old: dict[str, Any] = {"events": []}
+    path, _ = _setup(git_repo, rel, old)
+
+    refused = run_cli(*(rel if a == "FILE" else a for a in args), cwd=git_repo, env=_EPOCH)
+
+    said = refused.stderr.decode()
+    assert refused.returncode == 1, said
+    assert said == f"git-vcontext: error: {rel}: no playbook in this document\n", said
+    assert json.loads(path.read_text()) == old  # nothing written
+    code, shown = _validate(git_repo, rel)
+    assert code == 0, shown
+    assert "not checked" in shown, shown
+    viewed = run_cli("view", rel, cwd=git_repo)
+    assert viewed.stderr.decode() == said

@@ -207,10 +207,10 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
     OperationalError when there is none."""
     import pygit2
 
-    from ..fsio import find_git_dir, is_git_dir
+    from ..fsio import discover, is_git_dir
 
     env = _from_here(os.environ)
-    found = find_git_dir(_folder(path), env)
+    found, gitfile = discover(_folder(path), env)
     try:
         known = found is not None and is_git_dir(found)
         repo = pygit2.Repository(found) if known else open_trusted(path)
@@ -219,34 +219,42 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
             repo = open_trusted(path)
         else:
             raise OperationalError(f"cannot open the repository: {exc}") from None
-    if known and not (env.get("GIT_DIR") or env.get("GIT_WORK_TREE")):
-        _gitfile_work_tree(repo, _folder(path))
+    if known and gitfile is not None and not env.get("GIT_WORK_TREE"):
+        _gitfile_work_tree(repo, gitfile)
     return as_git_reads(repo, env)
 
 
-def _gitfile_work_tree(repo: Repository, start: str) -> None:
-    """A repository found through a ``.git`` file (``clone --separate-git-dir``) whose git
-    directory names no work tree (no ``core.worktree``, not a linked worktree's): git's work
-    tree is the folder holding that file, where libgit2, opened at the git directory, takes
-    the git directory's parent."""
-    from ..fsio import find_git_dir
-
-    if repo.is_bare or os.path.basename(os.path.normpath(repo.path)) == ".git":
-        return  # (the usual layout: libgit2 takes the right parent)
-    if os.path.exists(os.path.join(repo.path, "commondir")) or "core.worktree" in repo.config:
+def _gitfile_work_tree(repo: Repository, top: str) -> None:
+    """A repository found through the ``.git`` file in ``top`` (``clone
+    --separate-git-dir``) whose git directory names no work tree (no ``core.worktree``, not
+    a linked worktree's): git's work tree is ``top``, where libgit2, opened at the git
+    directory, takes the git directory's parent (``fsio.discover`` found both)."""
+    if repo.is_bare:
+        return
+    if os.path.exists(os.path.join(repo.path, "commondir")) or _names_work_tree(repo):
         return  # a linked worktree's (libgit2 reads its gitdir file), a submodule's
-    here = os.path.realpath(start)
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.lexists(dot):
-            named = find_git_dir(here, {}) if os.path.isfile(dot) else None  # (the file's)
-            if named is not None and os.path.realpath(named) == os.path.realpath(repo.path):
-                repo.workdir = here
-            return
-        up = os.path.dirname(here)
-        if up == here:
-            return
-        here = up
+    repo.workdir = top
+
+
+def _names_work_tree(repo: Repository) -> bool:
+    """Whether ``repo`` names its work tree (``core.worktree``), read where git's set-up
+    reads it (``read_repository_format``): the common directory's ``config`` file alone (not
+    ``git -c``, the user's or the system's file, an include), and with
+    ``extensions.worktreeConfig`` the git directory's ``config.worktree``. No git process."""
+    import pygit2
+
+    from ..fsio import common_dir
+
+    key, extension = "core.worktree", "extensions.worktreeconfig"
+    try:
+        shared = pygit2.Config(os.path.join(common_dir(repo.path, {}), "config"))
+        if key in shared:
+            return True
+        if extension not in shared or not shared.get_bool(extension):
+            return False
+        return key in pygit2.Config(os.path.join(repo.path, "config.worktree"))
+    except pygit2.GitError:  # (git stops on a file it cannot read)
+        return False
 
 
 def as_git_reads(repo: Repository, env: Mapping[str, str]) -> Repository:
@@ -285,11 +293,7 @@ def work_tree_as_git(repo: Repository, env: Mapping[str, str]) -> None:
     named = env.get("GIT_WORK_TREE")
     if named:
         repo.workdir = os.path.realpath(named)
-    elif (
-        env.get("GIT_DIR")
-        and not repo.is_bare
-        and config_value(repo, "core.worktree", given=False) is None
-    ):
+    elif env.get("GIT_DIR") and not repo.is_bare and not _names_work_tree(repo):
         repo.workdir = os.path.realpath(os.getcwd())
 
 

@@ -193,12 +193,25 @@ class Tree:
         self.folders: dict[str, _Folder] = {}
         self._cursor = 0
         # What an idle look needs of every folder (hot ones, cold ones in order, rule
-        # files), kept until a folder is listed, walked or forgotten: an idle server's
-        # look costs its few folders, not a pass over every folder known (15,000 took
-        # 10 ms of CPU a look, four looks a second).
+        # files), kept until a folder comes or goes or its documents or rule files do
+        # (``_put``, ``_drop``: every change of ``folders`` goes through them): an idle
+        # server's look costs its few folders, not a pass over every folder known (15,000
+        # took 10 ms of CPU a look, four looks a second).
         self._kept: tuple[list[str], list[str], list[str]] | None = None
 
-    def _changed(self) -> None:
+    def _put(self, path: str, listed: _Folder) -> None:
+        """``path`` listed as ``listed``; the kept lists go only when what they hold of it
+        changed (a racy folder listed again as it was keeps them)."""
+        old = self.folders.get(path)
+        self.folders[path] = listed
+        if old is None or (bool(old.documents), old.rules) != (
+            bool(listed.documents),
+            listed.rules,
+        ):
+            self._kept = None
+
+    def _drop(self, path: str) -> None:
+        del self.folders[path]
         self._kept = None
 
     def _sorted(self) -> tuple[list[str], list[str], list[str]]:
@@ -218,7 +231,7 @@ class Tree:
     def scan(self) -> None:
         """Walk everything again."""
         self.folders = {}
-        self._changed()
+        self._kept = None
         self._walk(self.rule.root)
 
     def documents(self) -> list[Found]:
@@ -276,13 +289,7 @@ class Tree:
         for sub in old.subfolders if old is not None else ():
             if sub not in listed.subfolders:
                 self._forget(sub)
-        self.folders[path] = listed
-        if old is None or (old.documents, old.subfolders, old.rules) != (
-            listed.documents,
-            listed.subfolders,
-            listed.rules,
-        ):  # (a racy folder listed again as it was keeps the lists)
-            self._changed()
+        self._put(path, listed)
         for sub in listed.subfolders:  # the known ones are looked at on their own
             if sub not in self.folders:
                 self._walk(sub)
@@ -294,15 +301,13 @@ class Tree:
             full = os.path.dirname(full)
         self.relist(full)
 
-    def _forget(self, path: str, *, keep_self: bool = False) -> None:
+    def _forget(self, path: str) -> None:
         folder = self.folders.get(path)
         if folder is None:
             return
         for sub in folder.subfolders:
             self._forget(sub)
-        if not keep_self:
-            del self.folders[path]
-            self._changed()
+        self._drop(path)
 
     def _walk(self, top: str) -> None:
         stack = [top]
@@ -311,8 +316,7 @@ class Tree:
             listed = self._list(full)
             if listed is None:
                 continue
-            self.folders[full] = listed
-            self._changed()
+            self._put(full, listed)
             stack.extend(reversed(listed.subfolders))
 
     def _list(self, full: str) -> _Folder | None:

@@ -142,11 +142,13 @@ def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> Non
     document ``validate`` rejects as it is (``playbook add`` finding no playbook in
     ``{"playbook": {"events": []}}``): its findings and the person's step, as any write
     into it is refused, rather than the writer's own complaint, which names no way on.
-    Returns when ``validate`` accepts the document (the writer's complaint stands)."""
+    Returns when ``validate`` accepts the document, or does not take it for one (only
+    ``not-vcontext``: in the vContext file set ``validate`` skips it, "not checked", and
+    its step would lead nowhere): the writer's complaint stands."""
     from ..validation.files import check_document
 
     report = check_document(doc, rel, place=place)
-    if not report.valid:
+    if any(f.rule != "not-vcontext" for f in report.findings):
         raise Refused("rejected", rejected_message(rel, list(report.findings)))
 
 
