@@ -672,11 +672,11 @@ def _ceiling(here: str, listed: str | None) -> int:
 
 def across_filesystems(env: Mapping[str, str]) -> bool:
     """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` as git reads it (``git_env_bool``: unset false,
-    else a boolean as ``configread.git_bool`` reads one; one git refuses: false)."""
+    else a boolean as ``gitvalues.git_bool`` reads one; one git refuses: false)."""
     value = env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM")
     if value is None:
         return False
-    from .gitio.configread import git_bool  # lazy: only when the variable is set
+    from .gitvalues import git_bool  # lazy: only when the variable is set
 
     return bool(git_bool(value))
 

@@ -188,7 +188,7 @@ def test_a_work_tree_holding_head_and_objects_is_read_as_git_finds_it(
 def test_an_int_setting_reads_as_git_config_type_int(tmp_path: Path) -> None:
     """A remote's ``gc.auto`` and ``gc.autoPackLimit`` (whether a push's ``gc --auto``
     has work: PRODUCT.md Sync at scale, the remote maintained as git maintains it) read
-    as ``git config --type=int`` reads them, with ``configread.git_int``, the one parser
+    as ``git config --type=int`` reads them, with ``gitvalues.git_int``, the one parser
     of git's numbers: hex ``0x10``, octal ``010`` and a number out of an int's range
     read as git reads them (``int()`` took ``010`` for 10 and ``0x10`` for no number)."""
     from git_vcontext.gitio.localremote import _int_setting

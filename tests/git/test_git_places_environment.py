@@ -257,7 +257,7 @@ def test_a_separate_git_dir_named_dot_git_still_has_the_work_tree_of_its_file(
 @pytest.mark.parametrize("value", ["1", "-1", "1k", "0x1", "010", "TRUE", "on", "0", "", "No"])
 def test_discovery_across_file_systems_is_read_as_git_reads_a_boolean(value: str) -> None:
     """``GIT_DISCOVERY_ACROSS_FILESYSTEM`` (``git_env_bool``: git's boolean, as a setting's):
-    the one reading of git's booleans (``configread.git_bool``), compared with git's own
+    the one reading of git's booleans (``gitvalues.git_bool``), compared with git's own
     answer for the same text (``1k`` and ``0x1`` are true there; a second reading of it in
     fsio took them for false)."""
     gits = subprocess.run(

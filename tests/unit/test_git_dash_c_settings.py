@@ -140,7 +140,7 @@ def test_git_dash_c_flag_reads_as_git_reads_a_boolean(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A boolean given with ``git -c`` reads as ``git -c KEY=VALUE config --type=bool``
-    reads it, one parser for every boolean git reads (``configread.git_bool``): octal
+    reads it, one parser for every boolean git reads (``gitvalues.git_bool``): octal
     ``010`` and a unit ``1k`` are true and ``0b1``, ``1_0``, ``7 `` no boolean (the
     default), as in git; Python's ``int(word, 0)`` judged otherwise."""
     repo = pygit2.init_repository(str(tmp_path / "r"))

@@ -37,7 +37,17 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # below it; the names sharing a layer do not import each other.
     ("oscalls",),  # the system's calls: posix, without os where there is posix
     # the kernel
-    ("record", "patterns", "clock", "faults", "version", "errors", "shipped", "jsoncodec"),
+    (
+        "record",
+        "patterns",
+        "clock",
+        "faults",
+        "version",
+        "errors",
+        "shipped",
+        "jsoncodec",
+        "gitvalues",
+    ),
     ("spelling",),  # JSON text and numbers as written
     ("values",),  # plain JSON values
     ("keys",),  # which field identifies an element (M3)

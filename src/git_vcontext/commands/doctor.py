@@ -592,7 +592,8 @@ def _unpack_limit(where: Path, report: Report) -> None:
     as in receive-pack) is stored as loose objects, and every fetch of them compresses and
     deltifies them again: ``sync --push`` pushes a few objects at a time, and each agent
     fetches them."""
-    from ..gitio.configread import git_int, value
+    from ..gitio.configread import value
+    from ..gitvalues import git_int
 
     limit, held = UNPACK_LIMIT, "receive.unpackLimit"  # (git's default)
     for key in ("receive.unpackLimit", "transfer.unpackLimit"):

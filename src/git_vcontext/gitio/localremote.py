@@ -306,9 +306,9 @@ def _int_setting(repo: Repository, key: str, default: int) -> int:
     """An integer setting of the remote ``repo`` as the ``git gc --auto`` its receive-pack
     starts reads it: without this command's ``git -c`` settings (git clears them for a
     push to a path, ``config_value``'s ``given``), as git reads a number
-    (``configread.git_int``: any base, a ``k``, ``m`` or ``g`` unit); ``default`` when
+    (``gitvalues.git_int``: any base, a ``k``, ``m`` or ``g`` unit); ``default`` when
     unset or no number git takes."""
-    from .configread import git_int
+    from ..gitvalues import git_int
 
     raw = config_value(repo, key, given=False)
     number = None if raw is None else git_int(raw)

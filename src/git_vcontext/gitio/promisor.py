@@ -32,10 +32,11 @@ def is_partial(git_dir: str) -> bool:
     """Whether git may fetch the missing objects of the repository at ``git_dir`` (a
     promisor remote), from the settings as git reads them (``configread``: ``git -c`` and
     the user's and system's files too, which libgit2 reads otherwise or not at all)."""
+    from ..gitvalues import git_bool
     from . import configread
 
     for key, value in configread.matching(git_dir, PROMISOR):
-        if not key.endswith(".promisor") or configread.git_bool(value):
+        if not key.endswith(".promisor") or git_bool(value):
             return True
     return False
 
