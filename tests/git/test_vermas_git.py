@@ -141,6 +141,33 @@ def test_a_template_title_changed_on_both_sides_conflicts_on_that_line_only(repo
     assert block in text  # labels: git >= 2.44 only
 
 
+def test_m19_resolve_judges_a_template_as_validate_does_and_refuses_what_it_rejects(
+    repo: Path,
+) -> None:
+    """One truth (M19): ``resolve`` judged a TOML template as a JSON vContext document, so a
+    value breaking the template (a title that is a number) was written and staged, then
+    rejected by ``validate`` and the hook. It is refused now, nothing written; a string
+    value resolves, is staged and validates."""
+    on_branch(repo, "agent-a", lambda r: replace(r, TEMPLATE, 'title = "Run tests"',
+                                                   'title = "Run all tests"'), "a")  # fmt: skip
+    replace(repo, TEMPLATE, 'title = "Run tests"', 'title = "Run unit tests"')
+    commit(repo, "main")
+    assert run_git(repo, "merge", "--no-edit", "agent-a", check=False).returncode == 1
+    listing = json.loads(run_cli("conflicts", TEMPLATE, "--format", "json", cwd=repo).stdout)
+    [ident] = [c["id"] for c in listing["files"][0]["conflicts"]]
+    marked = (repo / TEMPLATE).read_bytes()
+    bad = run_cli("resolve", TEMPLATE, "--conflict", ident, "--value", "5", cwd=repo)
+    assert bad.returncode == 2, bad.stdout + bad.stderr
+    assert b"must be a string" in bad.stderr
+    assert (repo / TEMPLATE).read_bytes() == marked  # nothing written
+    assert run_git(repo, "diff", "--name-only", "--diff-filter=U").stdout.strip() == TEMPLATE
+    good = run_cli("resolve", TEMPLATE, "--conflict", ident, "--value", '"Run every test"',
+                   cwd=repo)  # fmt: skip
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert run_cli("validate", TEMPLATE, cwd=repo).returncode == 0
+    assert run_git(repo, "commit", "-q", "--no-edit", check=False).returncode == 0
+
+
 def test_an_unparsable_template_side_falls_back_to_lines_m16(repo: Path) -> None:
     on_branch(repo, "agent-a", lambda r: replace(r, TEMPLATE, "version = 1", "version = = 1"), "a")
     replace(repo, TEMPLATE, 'title = "Run tests"', 'title = "Run unit tests"')

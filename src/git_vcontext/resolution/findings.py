@@ -31,5 +31,5 @@ def new_findings(before: Any, after: Any, path: str) -> list[str]:
 
 def _report(data: Any, path: str) -> FileReport:
     """``validate``'s report of the data (unlocated: a resolution's data has no text yet)."""
-    issues, skipped = check_value(data, path, jsonl=format_from_name(path) == "jsonl")
+    issues, skipped = check_value(data, path, fmt=format_from_name(path) or "json")
     return report_of(path, findings_of(issues, data, None), skipped)
