@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,22 @@ def test_idle_looks_reuse_the_kept_lists_and_a_change_builds_them_once(tmp_path:
         assert _served(catalog) == ["a.vcontext.json"]
     assert _Counted.passes == built
     assert str(tmp_path.resolve() / "new") in catalog.folders()
+
+
+def test_a_folder_that_becomes_a_repository_of_its_own_is_no_longer_served(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md "Where agents' platforms run it": nested repositories are boundaries. A
+    served folder made a repository (``git init`` there: its ``.git`` moves the folder's
+    mtime, not its parent's) stops being served on the next look, as a fresh start would
+    have it; it was listed again on its own and kept serving its documents."""
+    (tmp_path / "a.vcontext.json").write_text(_todo("a"))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.vcontext.json").write_text(_todo("b"))
+    _settled(tmp_path / "a.vcontext.json", tmp_path / "sub" / "b.vcontext.json")
+    _settled(tmp_path / "sub", tmp_path)
+    catalog = Catalog(str(tmp_path), Store())
+    assert _served(catalog) == ["a.vcontext.json", "sub/b.vcontext.json"]
+    subprocess.run(["git", "init", "-q", str(tmp_path / "sub")], check=True)
+    assert _served(catalog) == ["a.vcontext.json"]
+    assert _served(Catalog(str(tmp_path), Store())) == ["a.vcontext.json"]
