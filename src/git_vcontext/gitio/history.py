@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from . import resolve_commit
-from .cutwalk import walk, walked
+from .cutwalk import missing_object, walk, walked
 from .objects import blob_data
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
@@ -36,10 +36,16 @@ def file_versions(repo: Repository, path: str, rev: str = "HEAD") -> Iterator[tu
             entry = commit.tree[path]
         except KeyError:
             continue
+        except pygit2.GitError as exc:  # a tree the history needs is missing (corrupt)
+            raise missing_object(exc) from None
         if entry.type_str != "blob":  # a folder or a submodule there: no version of a file
             continue
         blob_id = entry.id
         if blob_id in seen:
             continue
         seen.add(blob_id)
-        yield str(commit.id), blob_data(repo, blob_id)
+        try:
+            data = blob_data(repo, blob_id)
+        except (pygit2.GitError, KeyError) as exc:
+            raise missing_object(exc) from None
+        yield str(commit.id), data

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import OperationalError
 from ..lineage.meta import CommitMeta
 from . import resolve_commit, revision_range
-from .cutwalk import cut, parent_ids, walk, walked
+from .cutwalk import cut, missing_object, parent_ids, walk, walked
 from .diffs import NO_DOCUMENT_MODES, tree_changes
 from .objects import commit_at, merge_base
 
@@ -85,25 +85,40 @@ class GitHistory:
     def blob(self, commit_id: str, path: str) -> str | None:
         """The blob id of the regular file ``path`` at a commit (None: absent, a directory,
         a symlink or a submodule, none of which holds a document)."""
+        import pygit2
+
         try:
             obj = self._commit(commit_id).tree[path]
         except (KeyError, ValueError):
             return None
+        except pygit2.GitError as exc:  # a tree the history needs is missing (corrupt)
+            raise missing_object(exc) from None
         if obj.type_str != "blob" or obj.filemode in NO_DOCUMENT_MODES:
             return None
         return str(obj.id)
 
     def read(self, blob_id: str) -> bytes:
-        """The content of a blob."""
-        data: bytes = self._odb.read(blob_id)[1]
+        """The content of a blob (a missing one: ``missing_object``'s line, as the walk's)."""
+        import pygit2
+
+        try:
+            data: bytes = self._odb.read(blob_id)[1]
+        except (pygit2.GitError, KeyError) as exc:
+            raise missing_object(exc) from None
         return data
 
     def moved_from(self, commit_id: str, parent_id: str, path: str) -> list[tuple[str, str, bool]]:
         """Files the commit removed that ``path`` (new in it) may come from, as
         ``(old path, blob id, git calls it a rename)``: git's renames first."""
+        import pygit2
+
         old, new = self._commit(parent_id).tree, self._commit(commit_id).tree
         found: list[tuple[str, str, bool]] = []
-        for change in tree_changes(old, new, renames=True, files_only=True):
+        try:
+            changes = list(tree_changes(old, new, renames=True, files_only=True))
+        except (pygit2.GitError, KeyError) as exc:  # a tree or blob the history needs
+            raise missing_object(exc) from None
+        for change in changes:
             if change.old_path is None or change.old_id is None:
                 continue
             renamed = change.renamed and change.new_path == path

@@ -280,9 +280,12 @@ class Tree:
         return moved
 
     def relist(self, path: str) -> None:
-        """List one folder again (and walk its new subfolders; forget gone ones)."""
+        """List one folder again (and walk its new subfolders; forget gone ones). A folder
+        made a repository of its own since (``git init`` there moves its mtime, not its
+        parent's) is a boundary now: forgotten, as a fresh walk would not enter it."""
         old = self.folders.get(path)
-        listed = self._list(path) if os.path.isdir(path) else None
+        boundary = path != self.rule.root and is_repository(path)
+        listed = self._list(path) if os.path.isdir(path) and not boundary else None
         if listed is None:
             self._forget(path)
             return

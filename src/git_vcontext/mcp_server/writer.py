@@ -201,9 +201,12 @@ class Writer:
             outcome = edit(data, True)
         except NoPlaybookError:
             if loaded is not None and loaded.doc is not None:  # the one judge first
-                refuse_without_playbook(
-                    target.rel, loaded.doc, place=self.store.place_of(target.rel)
-                )
+                try:
+                    refuse_without_playbook(
+                        target.rel, loaded.doc, place=self.store.place_of(target.rel)
+                    )
+                except NoPlaybookError as exc:  # (the server chose it: by name, or pinned)
+                    raise Refused("no-playbook", _no_playbook(target.rel, exc)) from None
             raise
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
         doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
@@ -512,6 +515,19 @@ def _parses(raw: bytes, rel: str) -> bool:
     except (ParseError, RecursionError):
         return False
     return True
+
+
+def _no_playbook(rel: str, exc: NoPlaybookError) -> str:
+    """A playbook write into the file the server took for the playbook (its conventional
+    name, or ``--playbook``) that holds none: the one line (``no_playbook_in``), and the
+    person's step, which no tool can take (any write into it is refused the same way)."""
+    from ..sync.advice import PERSON
+
+    return (
+        f"{exc.one_line()}; nothing written; {PERSON}move {rel} aside (it is not a "
+        "playbook), then write again: the playbook the server serves then takes it, or a new "
+        f"one is started at {rel}"
+    )
 
 
 def _again(rel: str, edit: Edit[Any], place: str | None = None) -> Callable[[bytes], bytes]:
