@@ -155,7 +155,7 @@ def push_refusal(
     if name is None or name == base:
         return None
     named = tracked in operands.configured(repo)
-    here = repo.references.get(f"refs/heads/{name}") is not None
+    here = commit_of(repo, f"refs/heads/{name}") is not None
     return renamed_way_out(tracked, base, name, agents, named=named, here=here)
 
 
