@@ -399,3 +399,31 @@ def test_the_next_sync_without_push_says_why_on_the_command_line_and_over_mcp(
     said = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("no push to ")]
     assert said == [why.replace(PERSON, "")]  # the same text
     assert out.strip().splitlines()[-1].strip() == "git vcontext sync alice"
+
+
+def test_a_way_out_never_makes_a_branch_of_the_upstreams_name_that_exists_here(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A clone of a remote whose default branch is trunk has a local trunk; main tracks
+    origin/trunk. The way out ``sync --push``, ``status`` and a conflict's ``no push`` line
+    give bases the agents on trunk and makes no trunk: ``git branch --track trunk
+    origin/trunk`` failed there ("fatal: a branch named 'trunk' already exists").
+    Followed word for word (through a shell), sync --push lands alice on origin's trunk."""
+    remote, repo = _trunk_team(git_repo, tmp_path)
+    run_git(repo, "branch", "-q", "--track", "trunk", "origin/trunk")
+
+    text = run_cli("status", cwd=repo, env=EPOCH).stdout.decode()
+    pushed = run_cli("sync", "alice", "--push", "origin", cwd=repo, env=EPOCH)
+
+    assert pushed.returncode == 3, pushed.stdout + pushed.stderr
+    line = pushed.stderr.decode()
+    assert "main tracks origin/trunk" in line
+    assert "git branch --track" not in line + text
+    way_out = line[line.rindex("(") + 1 : line.rindex(")")]
+    assert way_out == "git config vcontext.agent.alice.base trunk"
+    assert way_out in text  # status gives the same way out
+    shell = subprocess.run(["sh", "-c", way_out], cwd=repo, capture_output=True, text=True)
+    assert shell.returncode == 0, shell.stderr
+    synced = run_cli("sync", "alice", "--push", "origin", cwd=repo, env=EPOCH)
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert show(remote, "trunk", TODO)["todoList"]["items"][0]["status"] == "completed"

@@ -445,15 +445,17 @@ def refused_move(remote: str, src: str, dst: str) -> str:
     )
 
 
-def locked_move(remote: str, dst: str, lock: str) -> str:
-    """The one line said for a remote-tracking ref ``dst`` a fetch could not move because a
-    lock file stays in its way (``locks.advice``: the file, and how to remove it safely).
-    The one text for both looks (in process and through git)."""
+def locked_move(remote: str, dst: str, lock: str, *, pushed: bool = False) -> str:
+    """The one line said for a remote-tracking ref ``dst`` a fetch (``pushed``: a push that
+    landed) could not move because a lock file stays in its way (``locks.advice``: the
+    file, and how to remove it safely). The one text for both looks (in process and
+    through git) and the push."""
     from ..errors import shown_url
 
+    verb, done = ("push", "the push landed") if pushed else ("fetch", "what sync needs was fetched")
     return (
-        f"git fetch {shown_url(remote)}: {shown_ref(dst)} not updated: {locks.advice(lock)};"
-        " what sync needs was fetched"
+        f"git {verb} {shown_url(remote)}: {shown_ref(dst)} not updated: {locks.advice(lock)};"
+        f" {done}"
     )
 
 

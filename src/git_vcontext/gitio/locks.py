@@ -532,6 +532,19 @@ def advice(path: str) -> str:
     )
 
 
+def said_once(lines: list[str]) -> list[str]:
+    """``lines`` with each said once: a line naming a lock file (``advice``) once per file,
+    whatever age each look or push gave it ("made 3609 s ago", then "3610 s")."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for line in lines:
+        key = named_lock(line) or line
+        if key not in seen:
+            seen.add(key)
+            kept.append(line)
+    return kept
+
+
 def removal(path: str) -> str:
     """The command that removes a lock file, its path one single-quoted word of a command
     line (a quote in it as ``'\\''``; a control character: ``command_word``'s ``$'…'``)."""

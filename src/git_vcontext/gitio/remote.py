@@ -93,6 +93,7 @@ def push(
     atomic: bool = True,
     verify: bool = True,
     link: Link | None = None,
+    notes: list[str] | None = None,
 ) -> Pushed:
     """Push ``updates``; one row per ref.
 
@@ -105,6 +106,8 @@ def push(
     push whose connection dropped may have landed); a push the pre-push hook refused is
     a ``Pushed`` without rows and with the hook's words. A ref the remote cannot write
     for good (a permission, a full disk: its own ``remote:`` lines say so) is no retry.
+    ``notes``: a remote-tracking ref here that git could not move after the push landed
+    (a lock file in its way, ``_local_locks``), one line each; never the remote's words.
     """
     flags = ["--atomic"] if atomic and len(updates) > 1 else []
     flags += [] if verify else ["--no-verify"]
@@ -115,12 +118,48 @@ def push(
     rows = _porcelain(out.stdout)
     if not rows and "--atomic" in flags and "--atomic" in out.stderr:  # not supported there
         return push(cwd, remote, updates, atomic=False, verify=verify, link=link)
-    said = tuple(_said(out.stderr))
+    said = tuple(_said(_local_locks(cwd, remote, out.stderr, notes)))
     if not rows and (out.returncode == 0 or _fatal(out.stderr)):
         raise _failure("push", remote, out)
     if any(w in line for line in said for w in _FOR_GOOD):
         rows = [row if row.ok else PushedRef(row.ref, False, False, row.summary) for row in rows]
     return Pushed(tuple(rows), bool(flags and "--atomic" in flags) or len(specs) == 1, said)
+
+
+_LOCAL_UPDATE_FAILED = "error: update_ref failed for ref "
+"""How git's push starts the line of a remote-tracking ref here it could not move once the
+remote took the push (``refs/remotes/origin/main``): the remote's own lines start with
+``remote:``."""
+_GITS_OWN = ("remote:", "error:", "fatal:", "hint:", "warning:", "To ", " ", "\t", "!")
+"""How a line of git's push that is not the paragraph after a lock message starts."""
+
+
+def _local_locks(cwd: str, remote: str, stderr: str, notes: list[str] | None) -> str:
+    """``stderr`` of a push without what git says of a remote-tracking ref here that a lock
+    file kept it from moving after the push landed (its ``error: update_ref failed`` line
+    and the paragraph after it): said in ``notes`` instead (``localremote.locked_move``,
+    the line a look says of it), for the lock is this clone's, not the remote's. Left in
+    ``said``, ``RemoteLocks`` took it for the remote's lock of a rejected ref (the lease a
+    running integration holds), and the sync gave up where it waits."""
+    from .localremote import locked_move
+
+    kept: list[str] = []
+    after = False  # in the paragraph git writes after a lock's line
+    common = None
+    for line in stderr.splitlines():
+        if after and line.strip() and not line.startswith(_GITS_OWN):
+            continue
+        after = False
+        lock = locks.named_lock(line) if line.startswith(_LOCAL_UPDATE_FAILED) else None
+        common = common or (None if lock is None else _common(cwd))
+        ref = None if lock is None else locks.ref_of(lock, common)
+        if lock is None or ref is None:
+            kept.append(line)
+            continue
+        after = True
+        if notes is not None and locks.age(lock) is not None:  # (still there)
+            notes.append(locked_move(remote, ref, lock, pushed=True))
+    return "\n".join(kept)
 
 
 def _run(

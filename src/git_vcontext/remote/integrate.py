@@ -117,9 +117,10 @@ class BaseRound:
             return self._loop()
         finally:
             self.lease.release()  # interrupted or failed while holding it: give it back
-            # remote-tracking refs the looks left as git's fetch leaves them: said once
-            said = self.syncer.warnings
-            said += [n for n in self.view.notes if n not in said]
+            # remote-tracking refs the looks and pushes left as git leaves them: said once
+            self.syncer.warnings[:] = locks.said_once(
+                [*self.syncer.warnings, *self.view.notes, *self.pusher.notes]
+            )
 
     def _loop(self) -> PushOutcome:
         deadline = self.io.timer() + self.settings.timeout  # (timer: see Io)

@@ -81,6 +81,9 @@ class Pusher:
         self.parsed = parsed  # documents parsed so far, by content (shared with the merges)
         self.link = link  # the sync's connection (retries, a shared ssh connection)
         self._our_shim: bool | None = None  # whether the pre-push hook is only ours (once)
+        # remote-tracking refs here a landed push left where they were (a lock file in
+        # their way: ``remotes.push``'s notes), a line each
+        self.notes: list[str] = []
 
     def push(
         self,
@@ -100,8 +103,9 @@ class Pusher:
         if verify and self._skips_hook(updates, known or {}):
             verify = False
         return remotes.push(
-            self.cwd, self.remote, updates, verify=verify, atomic=atomic, link=self.link
-        )
+            self.cwd, self.remote, updates, verify=verify, atomic=atomic, link=self.link,
+            notes=self.notes,
+        )  # fmt: skip
 
     def push_with(
         self,
@@ -117,12 +121,14 @@ class Pusher:
         if not updates or self._skips_hook(updates, known or {}):
             return remotes.push(
                 self.cwd, self.remote, [*updates, *quiet], verify=False, atomic=False,
-                link=self.link,
+                link=self.link, notes=self.notes,
             )  # fmt: skip
-        first = remotes.push(self.cwd, self.remote, updates, link=self.link)
+        first = remotes.push(self.cwd, self.remote, updates, link=self.link, notes=self.notes)
         if not first.ok:
             return first
-        then = remotes.push(self.cwd, self.remote, quiet, verify=False, link=self.link)
+        then = remotes.push(
+            self.cwd, self.remote, quiet, verify=False, link=self.link, notes=self.notes
+        )
         return remotes.Pushed((*first.rows, *then.rows), False, (*first.said, *then.said))
 
     def _skips_hook(

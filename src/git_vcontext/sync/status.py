@@ -157,6 +157,8 @@ class BaseTracking:
     # take (``-x``: ``tracking.unusable_way_out``): nothing fetched or counted, sync --push
     # refuses the base
     unusable: str | None = None
+    # a branch named as the renamed upstream exists here (``tracking.renamed_way_out``)
+    renamed_here: bool = False
 
     @property
     def branch(self) -> str:
@@ -196,7 +198,9 @@ class BaseTracking:
         line = self._describe(agents)
         if self.renamed is None or not self.usable:
             return line
-        way_out = renamed_way_out(self.remote, self.base, self.renamed, agents, named=self.named)
+        way_out = renamed_way_out(
+            self.remote, self.base, self.renamed, agents, named=self.named, here=self.renamed_here
+        )
         return f"{line}; {person(way_out)}"
 
     def _describe(self, agents: list[str]) -> str:
@@ -282,16 +286,29 @@ def base_tracking(
             found.append(BaseTracking(base, remote, False, 0, 0, named=named, unusable=why))
             continue
         renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
+        here = renamed is not None and commit_of(repo, f"refs/heads/{renamed}") is not None
         if base in gone:
-            found.append(BaseTracking(base, remote, True, 0, 0, True, True, renamed, named))
+            found.append(
+                BaseTracking(
+                    base, remote, True, 0, 0, True, True, renamed, named, renamed_here=here
+                )
+            )
             continue
         there = known_tip(repo, remote, renamed or base)
         if there is None:
-            found.append(BaseTracking(base, remote, False, 0, 0, renamed=renamed, named=named))
+            found.append(
+                BaseTracking(
+                    base, remote, False, 0, 0, renamed=renamed, named=named, renamed_here=here
+                )
+            )
             continue
         ahead = sum(1 for _ in new_commits(repo, local, there))
         behind = sum(1 for _ in new_commits(repo, there, local))
-        found.append(BaseTracking(base, remote, True, ahead, behind, renamed=renamed, named=named))
+        found.append(
+            BaseTracking(
+                base, remote, True, ahead, behind, renamed=renamed, named=named, renamed_here=here
+            )
+        )
     return found
 
 

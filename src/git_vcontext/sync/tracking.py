@@ -97,12 +97,21 @@ def pasted_remote(base: str, remote: str) -> str:
 
 
 def renamed_way_out(
-    remote: str, base: str, name: str, agents: list[str], *, named: bool = True
+    remote: str,
+    base: str,
+    name: str,
+    agents: list[str],
+    *,
+    named: bool = True,
+    here: bool = False,
 ) -> str:
     """What to do about a base that tracks ``remote``'s ``name``: ``sync --push`` works on
     the remote's branch named as the base (as ``git push`` does by default,
     ``push.default=simple``, which refuses such a branch too). ``named``: ``remote`` is a
-    configured remote (else a URL or a path, which has no tracking branch to start from)."""
+    configured remote (else a URL or a path, which has no tracking branch to start from).
+    ``here``: a branch ``name`` exists here already (a clone of a remote whose default
+    branch it is): the agents are based on it, never told to make it (``git branch
+    --track`` refuses a branch that exists: "fatal: a branch named … already exists")."""
     from ..errors import shown_url
     from ..gitio.operands import shown_branch
     from ..validation.model import command_word
@@ -121,10 +130,11 @@ def renamed_way_out(
             f"git fetch {where} {command_word(f'{name}:{name}')}; git config branch.{new}.remote"
             f" {where}; git config branch.{new}.merge {command_word(f'refs/heads/{name}')}"
         )
+    steps = configs if here else f"{make}; {configs}"
     return (
         f"{base} tracks {up}, but sync --push works on {seen}'s branch named as the base"
         f" ({base}), as git push does by default: to sync with {up}, base the agents on a"
-        f" branch of that name ({make}; {configs})"
+        f" branch of that name ({steps})"
     )
 
 
@@ -145,7 +155,8 @@ def push_refusal(
     if name is None or name == base:
         return None
     named = tracked in operands.configured(repo)
-    return renamed_way_out(tracked, base, name, agents, named=named)
+    here = commit_of(repo, f"refs/heads/{name}") is not None
+    return renamed_way_out(tracked, base, name, agents, named=named, here=here)
 
 
 def no_push_reason(repo: Repository, base: str, agents: list[str]) -> str | None:
