@@ -117,6 +117,30 @@ def test_both_looks_say_the_rejected_tracking_branch_alike(git_repo: Path, tmp_p
     assert len(said[0]) == 1
 
 
+def test_git_speaks_english_to_sync_whatever_the_persons_language(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person whose git speaks German (``LANGUAGE=de``): sync quoted git's ``!
+    [zurückgewiesen] … (kein Vorspulen)`` inside its English line, and every parser of
+    git's words (a rejected ref, a lock, a transient failure) missed. git runs in English
+    for the tool (``gitio.in_english``): the line is the one an English git gives."""
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("LANGUAGE", "de")
+    probe = subprocess.run(
+        ["git", "ls-remote", "--", str(tmp_path / "nowhere")], capture_output=True, text=True
+    )
+    if "fatal:" in probe.stderr:
+        pytest.skip("git speaks no German here (its translations are not installed)")
+    remote, repo = _team(git_repo, tmp_path, False)
+    _rewritten_main(repo, remote, tmp_path)
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    (line,) = _warnings(err)
+    assert "git fetch origin: ! [rejected] main -> origin/main (non-fast-forward)" in line
+
+
 def test_status_fetch_says_the_rejected_tracking_branch_and_goes_on(
     git_repo: Path, tmp_path: Path
 ) -> None:

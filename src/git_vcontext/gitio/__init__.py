@@ -68,7 +68,7 @@ def git(
             stderr=subprocess.PIPE,
             encoding="utf-8",
             errors="surrogateescape",  # file names that are not UTF-8 survive the round trip
-            env={**os.environ, **env} if env else None,
+            env=in_english(env),
         )
     except FileNotFoundError:
         raise OperationalError(_not_found(cwd)) from None
@@ -93,6 +93,20 @@ def git(
     return result
 
 
+def in_english(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment git runs in: this process's with ``env`` on top, and git's messages
+    in English (``LC_ALL=C``, no ``LANGUAGE``). Sync, status and the hook read git's lines (a
+    rejected ref, a lock in the way, a transient transport failure) and quote them inside
+    their own English lines: a person whose git speaks German got ``[zurückgewiesen] …
+    (kein Vorspulen)`` quoted as is, and git's words a parser looks for never came. (``C``,
+    not ``C.UTF-8``, which some systems lack: the Python of our own hooks and driver then
+    reads and writes UTF-8 all the same, PEP 540.)"""
+    merged = {**os.environ, **env} if env else dict(os.environ)
+    merged.pop("LANGUAGE", None)
+    merged["LC_ALL"] = "C"
+    return merged
+
+
 def _outliving(
     args: Sequence[str],
     *,
@@ -112,7 +126,7 @@ def _outliving(
                 cwd=cwd,
                 stdout=out,
                 stderr=err,
-                env={**os.environ, **env} if env else None,
+                env=in_english(env),
             )
         except FileNotFoundError:
             raise OperationalError(_not_found(cwd)) from None
