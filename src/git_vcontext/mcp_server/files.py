@@ -128,6 +128,13 @@ class Rule:
     declared: Callable[[str], bool]  # rel file -> .gitattributes routes it to the driver
     sniff: bool  # outside a repository: a file whose content says vContext
     alone: bool  # the root's own files and .vcontext/ only
+    prefix: str = ""  # the root as the repository names it, with "/" ("" at its top)
+
+    def patterned(self, rel: str) -> bool:
+        """Whether install's patterns name the file at ``rel``: matched against its path in
+        the repository, as ``validate``, ``doctor`` and the hook match them (below the top,
+        ``.work/processes/x.json`` is a VerMAS process by its place, whatever the root)."""
+        return matches_file_patterns(self.prefix + rel)
 
     def enters(self, rel_dir: str) -> bool:
         """Whether the walk goes into the folder ``rel_dir`` unless it is a repository of its
@@ -141,7 +148,7 @@ class Rule:
 
     def takes(self, rel: str, real: str) -> bool:
         """Whether a file found by the walk is a served document (read only to sniff)."""
-        if matches_file_patterns(rel) or self.declared(rel):
+        if self.patterned(rel) or self.declared(rel):
             return True
         if rel in CONVENTIONAL_NAMES:  # by name (the catalog reads its container)
             return True
@@ -167,7 +174,7 @@ class Rule:
             if rel_dir != MEMORY and self.ignored(rel_dir):
                 return f"git ignores {rel_dir}/"
         in_memory = rel.startswith(MEMORY + "/")  # a document made there says vContext
-        if not (matches_file_patterns(rel) or self.declared(rel) or self.sniff or in_memory):
+        if not (self.patterned(rel) or self.declared(rel) or self.sniff or in_memory):
             return "no install pattern or .gitattributes line routes it to the vcontext driver"
         return None
 
@@ -384,7 +391,7 @@ class Tree:
                 continue
             real = inside(root, entry.path)
             if real is None:  # never read: not even sniffed
-                if matches_file_patterns(rel) or self.rule.declared(rel):
+                if self.rule.patterned(rel) or self.rule.declared(rel):
                     outside.append(rel)
             elif self.rule.takes(rel, real):
                 documents.append(Found(rel, real))
