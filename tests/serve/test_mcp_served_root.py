@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -316,3 +317,40 @@ def test_served_root_inside_a_vermas_folder_judges_documents_by_their_place(
     assert "processes/todo.json:1:1: missing required field" in text(checked)
     assert not taken.is_error, text(taken)
     assert run_cli("validate", ".work/.vcontext/todo.json", cwd=repo).returncode == 0
+
+
+def test_served_root_below_the_top_serves_by_the_repository_paths(tmp_path: Path) -> None:
+    """PRODUCT.md "MCP server": the documents are the vContext files the install patterns
+    (and ``.gitattributes``) match, paths as the repository names them, the set ``validate``
+    and the hook check ("One truth"). With ``--root .work`` the patterns were matched
+    against the served path: without ``.gitattributes`` a todo list at
+    ``.work/processes/todo.json`` (a VerMAS process by its place: ``validate`` checks and
+    rejects it) was not served, and with ``--root .work/sub`` one at
+    ``.work/sub/.work/processes/todo.json`` (no vContext file: ``validate`` leaves it out)
+    was served and taken writes for. Now each server serves what ``validate`` checks."""
+    repo = new_repo(tmp_path / "repo")
+    shutil.copytree(Path(__file__).parents[1] / "examples" / "vermas" / ".work", repo / ".work")
+    write_json(repo / ".work" / "processes" / "todo.json", todo_document(["W"], list_id="proc"))
+    deep = repo / ".work" / "sub" / ".work" / "processes" / "todo.json"
+    write_json(deep, todo_document(["W"], list_id="deep"))
+    assert run_cli("install", cwd=repo).returncode == 0
+    (repo / ".gitattributes").unlink()  # install's patterns alone decide
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "the VerMAS seed")
+    checked = run_cli("validate", cwd=repo)
+    assert checked.returncode == 1
+    assert ".work/processes/todo.json:1:1: missing required field" in checked.stdout.decode()
+    assert ".work/sub/.work/processes/todo.json:" not in checked.stdout.decode()
+
+    async def served(root: Path) -> tuple[set[str], str]:
+        async with in_process(root) as client:
+            paths = await _served_paths(client)
+            return paths, text(await client.call_tool("vcontext_validate", {}))
+
+    async def main() -> tuple[tuple[set[str], str], tuple[set[str], str]]:
+        return await served(repo / ".work"), await served(repo / ".work" / "sub")
+
+    (work, work_said), (sub, sub_said) = run(main)
+    assert work == {"processes/todo.json"}
+    assert "processes/todo.json:1:1: missing required field" in work_said
+    assert sub == set(), sub_said

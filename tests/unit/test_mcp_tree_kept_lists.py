@@ -159,3 +159,35 @@ def test_a_folder_that_becomes_a_repository_of_its_own_is_no_longer_served(
     subprocess.run(["git", "init", "-q", str(tmp_path / "sub")], check=True)
     assert _served(catalog) == ["a.vcontext.json"]
     assert _served(Catalog(str(tmp_path), Store())) == ["a.vcontext.json"]
+
+
+def test_a_nested_repository_that_becomes_a_plain_folder_is_served_at_the_next_look(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md "Where agents' platforms run it": nested repositories are boundaries, and a
+    document changed on disk by anyone is seen within a second ("MCP server"). Once the
+    boundary is gone (``rm -rf sub/.git``: the folder's mtime moves, not its parent's) its
+    documents are served at the next look, as a fresh start would have them; they stayed
+    unserved until a full rescan. Idle looks still pass over the folders no time."""
+    (tmp_path / "a.vcontext.json").write_text(_todo("a"))
+    (tmp_path / "vendor" / "sub").mkdir(parents=True)
+    (tmp_path / "vendor" / "sub" / "b.vcontext.json").write_text(_todo("b"))
+    subprocess.run(["git", "init", "-q", str(tmp_path / "vendor" / "sub")], check=True)
+    sub = tmp_path / "vendor" / "sub"
+    _settled(tmp_path / "a.vcontext.json", sub / "b.vcontext.json", sub, tmp_path / "vendor")
+    _settled(tmp_path)
+    catalog = Catalog(str(tmp_path), Store())
+    assert _served(catalog) == ["a.vcontext.json"]
+    tree = catalog._tree
+    _Counted.passes = 0
+    tree.folders = _Counted(tree.folders)
+    for _ in range(3):
+        assert not catalog.refresh()
+    assert _Counted.passes == 0  # the boundary's .git looked at from the kept lists
+
+    shutil.rmtree(sub / ".git")
+    assert _served(catalog) == ["a.vcontext.json", "vendor/sub/b.vcontext.json"]
+    assert _served(Catalog(str(tmp_path), Store())) == [
+        "a.vcontext.json",
+        "vendor/sub/b.vcontext.json",
+    ]

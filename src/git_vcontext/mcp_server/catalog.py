@@ -108,7 +108,7 @@ class Catalog:
         self.root = os.path.realpath(root)
         self.store = store
         self.pinned = dict(pinned or {})  # kind -> rel path chosen as "current"
-        self.rule = Rule(self.root, ignored, declared, sniff, alone)
+        self.rule = Rule(self.root, ignored, declared, sniff, alone, store.prefix)
         self._tree = Tree(self.rule)
         self._moved = moved  # git's index or HEAD changed: look at every folder
         self._routed = routed  # rule files changed (given those the walk saw): walk again

@@ -128,11 +128,19 @@ class Rule:
     declared: Callable[[str], bool]  # rel file -> .gitattributes routes it to the driver
     sniff: bool  # outside a repository: a file whose content says vContext
     alone: bool  # the root's own files and .vcontext/ only
+    prefix: str = ""  # the root as the repository names it, with "/" ("" at its top)
 
-    def descends(self, rel_dir: str, full: str) -> bool:
-        """Whether the walk goes into the folder ``rel_dir`` (its path ``full``)."""
+    def patterned(self, rel: str) -> bool:
+        """Whether install's patterns name the file at ``rel``: matched against its path in
+        the repository, as ``validate``, ``doctor`` and the hook match them (below the top,
+        ``.work/processes/x.json`` is a VerMAS process by its place, whatever the root)."""
+        return matches_file_patterns(self.prefix + rel)
+
+    def enters(self, rel_dir: str) -> bool:
+        """Whether the walk goes into the folder ``rel_dir`` unless it is a repository of its
+        own (a boundary: left out, and looked at for its ``.git`` going, ``Tree.look``)."""
         name = rel_dir.rsplit("/", 1)[-1]
-        if name in PRUNED or is_repository(full):
+        if name in PRUNED:
             return False
         if self.alone:
             return rel_dir == MEMORY
@@ -140,7 +148,7 @@ class Rule:
 
     def takes(self, rel: str, real: str) -> bool:
         """Whether a file found by the walk is a served document (read only to sniff)."""
-        if matches_file_patterns(rel) or self.declared(rel):
+        if self.patterned(rel) or self.declared(rel):
             return True
         if rel in CONVENTIONAL_NAMES:  # by name (the catalog reads its container)
             return True
@@ -166,7 +174,7 @@ class Rule:
             if rel_dir != MEMORY and self.ignored(rel_dir):
                 return f"git ignores {rel_dir}/"
         in_memory = rel.startswith(MEMORY + "/")  # a document made there says vContext
-        if not (matches_file_patterns(rel) or self.declared(rel) or self.sniff or in_memory):
+        if not (self.patterned(rel) or self.declared(rel) or self.sniff or in_memory):
             return "no install pattern or .gitattributes line routes it to the vcontext driver"
         return None
 
@@ -183,6 +191,16 @@ class _Folder:
     subfolders: tuple[str, ...]  # full paths
     outside: tuple[str, ...]  # documents' names whose real path leads outside the root
     rules: tuple[str, ...] = ()  # the names of RULE_FILES right in it
+    boundaries: tuple[str, ...] = ()  # full paths: subfolders left out as repositories
+
+
+class _Kept(NamedTuple):
+    """What ``Tree.look`` needs of every folder, kept between looks (``Tree._kept``)."""
+
+    hot: list[str]
+    others: list[str]
+    rules: list[str]
+    boundaries: list[tuple[str, str]]  # (nested repository, the folder holding it)
 
 
 class Tree:
@@ -193,20 +211,22 @@ class Tree:
         self.folders: dict[str, _Folder] = {}
         self._cursor = 0
         # What an idle look needs of every folder (hot ones, cold ones in order, rule
-        # files), kept until a folder comes or goes or its documents or rule files do
-        # (``_put``, ``_drop``: every change of ``folders`` goes through them): an idle
+        # files, nested repositories with the folder holding each), kept until a folder
+        # comes or goes or its documents, rule files or nested repositories do (``_put``,
+        # ``_drop``: every change of ``folders`` goes through them): an idle
         # server's look costs its few folders, not a pass over every folder known (15,000
         # took 10 ms of CPU a look, four looks a second).
-        self._kept: tuple[list[str], list[str], list[str]] | None = None
+        self._kept: _Kept | None = None
 
     def _put(self, path: str, listed: _Folder) -> None:
         """``path`` listed as ``listed``; the kept lists go only when what they hold of it
         changed (a racy folder listed again as it was keeps them)."""
         old = self.folders.get(path)
         self.folders[path] = listed
-        if old is None or (bool(old.documents), old.rules) != (
+        if old is None or (bool(old.documents), old.rules, old.boundaries) != (
             bool(listed.documents),
             listed.rules,
+            listed.boundaries,
         ):
             self._kept = None
 
@@ -214,9 +234,10 @@ class Tree:
         del self.folders[path]
         self._kept = None
 
-    def _sorted(self) -> tuple[list[str], list[str], list[str]]:
+    def _sorted(self) -> _Kept:
         """The folders holding documents (and the root, ``.vcontext/``), the others in walk
-        order, and the rule files of them all (full paths)."""
+        order, the rule files of them all (full paths), and the nested repositories left
+        out, each with the folder holding it."""
         if self._kept is None:
             root = self.rule.root
             memory = os.path.join(root, MEMORY)
@@ -224,8 +245,12 @@ class Tree:
             others: list[str] = []
             for p, f in self.folders.items():
                 (hot if f.documents or p in (root, memory) else others).append(p)
-            rules = [os.path.join(p, name) for p, f in self.folders.items() for name in f.rules]
-            self._kept = (hot, others, rules)
+            rules: list[str] = []
+            boundaries: list[tuple[str, str]] = []
+            for p, f in self.folders.items():
+                rules.extend(os.path.join(p, name) for name in f.rules)
+                boundaries.extend((b, p) for b in f.boundaries)
+            self._kept = _Kept(hot, others, rules, boundaries)
         return self._kept
 
     def scan(self) -> None:
@@ -248,16 +273,24 @@ class Tree:
     def rule_files(self) -> list[str]:
         """The ``.gitattributes`` and ``.gitignore`` files of the walked folders (full
         paths): what decides which files are served."""
-        return list(self._sorted()[2])
+        return list(self._sorted().rules)
 
     def look(self, *, everything: bool = False, cold: int = COLD_LOOKS) -> bool:
         """Look at the folders again (those holding documents, the root and ``.vcontext/``
         always; ``cold`` others in turn, or all with ``everything``); re-list each that
-        changed. Whether anything did."""
+        changed, and the folder holding a nested repository whose ``.git`` went (it moves
+        the repository's mtime, not its parent's: the boundary gone, its documents are
+        served as a fresh walk would have them; one ``lstat`` each). Whether anything did."""
         root = self.rule.root
         memory = os.path.join(root, MEMORY)
-        hot, others, _ = self._sorted()
-        hot = list(hot)
+        kept = self._sorted()
+        hot = list(kept.hot)
+        others = kept.others
+        for boundary, parent in kept.boundaries:
+            if not is_repository(boundary):
+                self._unsettle(parent)
+                if parent not in hot:
+                    hot.append(parent)
         if not everything and len(others) > cold:
             start = self._cursor % len(others)
             self._cursor = start + cold
@@ -278,6 +311,12 @@ class Tree:
             moved = True
             self.relist(path)
         return moved
+
+    def _unsettle(self, path: str) -> None:
+        """Have the next look list ``path`` again whatever its mtime says."""
+        known = self.folders.get(path)
+        if known is not None:
+            known.seen = known.mtime
 
     def relist(self, path: str) -> None:
         """List one folder again (and walk its new subfolders; forget gone ones). A folder
@@ -334,6 +373,7 @@ class Tree:
         prefix = "" if rel_folder == "." else rel_folder + "/"
         documents: list[Found] = []
         subfolders: list[str] = []
+        boundaries: list[str] = []
         outside: list[str] = []
         rules = tuple(e.name for e in entries if e.name in RULE_FILES)
         for entry in entries:
@@ -343,18 +383,27 @@ class Tree:
             except OSError:
                 continue
             if is_dir:
-                if self.rule.descends(rel, entry.path):
-                    subfolders.append(entry.path)
+                if self.rule.enters(rel):
+                    repository = is_repository(entry.path)
+                    (boundaries if repository else subfolders).append(entry.path)
                 continue
             if not rel.endswith(SERVED_SUFFIXES):
                 continue
             real = inside(root, entry.path)
             if real is None:  # never read: not even sniffed
-                if matches_file_patterns(rel) or self.rule.declared(rel):
+                if self.rule.patterned(rel) or self.rule.declared(rel):
                     outside.append(rel)
             elif self.rule.takes(rel, real):
                 documents.append(Found(rel, real))
-        return _Folder(mtime, seen, tuple(documents), tuple(subfolders), tuple(outside), rules)
+        return _Folder(
+            mtime,
+            seen,
+            tuple(documents),
+            tuple(subfolders),
+            tuple(outside),
+            rules,
+            tuple(boundaries),
+        )
 
 
 def _mtime(path: str) -> int | None:
