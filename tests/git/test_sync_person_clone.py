@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from helpers import git_servers as servers
 from helpers.mcp_support import in_process, run, text
 from helpers.soak import network_operations
 from helpers.team import TASKS, Team, edit, git, remote_show, setup, tip, vcx
@@ -238,3 +239,35 @@ def test_an_agent_the_look_finds_but_no_tracking_branch_keeps_is_said_with_a_way
     assert tip(person, "agents/cy") == tip(team.remote, "agents/cy")
     again = vcx(person, "sync", "cy", "--push", remote)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["git", "in-process"])
+def test_the_look_at_the_remote_retries_a_dropped_connection(
+    tmp_path: Path, in_process: bool
+) -> None:
+    """PRODUCT.md, "Sync at scale": a transient failure (a connection closed) is retried
+    within the sync's deadline, over any transport — the look for an agent only the remote
+    has too. The remote over HTTP behind a proxy that closes its first connections (the
+    in-process look's and git's first fetch: before, the look was tried once and the
+    sync refused cy, adding "looking at origin for it failed: … Empty reply from server");
+    now it is tried again, said, and the sync lands."""
+    team = _only_on_the_remote(tmp_path, in_process)
+    person = team.person
+    with (
+        servers.HttpFront(tmp_path) as front,
+        servers.DroppingProxy(
+            front.port, every=1, how="close", most=2 if in_process else 1
+        ) as proxy,
+    ):
+        url = f"http://{servers.LOOPBACK}:{proxy.port}/{team.remote.name}"
+        git(person, "remote", "set-url", "origin", url)
+        git(person, "config", "vcontext.inProcessHttp", str(in_process).lower())
+        done = vcx(person, "sync", "cy", "--push", "origin")
+
+        said = done.stdout + done.stderr
+        assert proxy.dropped == proxy.most, said
+    assert done.returncode == 0, said
+    assert "trying again" in said, said
+    assert "agents/cy: created from origin/agents/cy, tracking it" in said
+    assert tip(person, "agents/cy") == tip(team.remote, "agents/cy")
+    assert "c1" in _items(team.remote)

@@ -27,33 +27,50 @@ class Given:
     all_agents: bool
     names: tuple[str, ...] | None
 
-    def selected(self, repo: Repository, *, look: bool = False) -> list[str]:
+    def selected(
+        self,
+        repo: Repository,
+        *,
+        look: bool = False,
+        report: Callable[[str], None] | None = None,
+    ) -> list[str]:
         """The agents to sync, as selected already, else selected now (``look``: an agent
         neither here nor as last fetched is looked for on the ``push`` remote first:
-        ``_look_for``)."""
+        ``_look_for``; ``report``: told of each transient failure it tries again)."""
         from ..branches.agents import select_agents
 
         if self.names is not None:
             return list(self.names)
-        looked = None if not look or self.push is None else _look_for(repo, self.push)
+        looked = None if not look or self.push is None else _look_for(repo, self.push, report)
         return select_agents(repo, self.asked, self.all_agents, _person, looked)
 
 
-def _look_for(repo: Repository, remote: str) -> Callable[[list[str]], str]:
+def _look_for(
+    repo: Repository, remote: str, report: Callable[[str], None] | None
+) -> Callable[[list[str]], str]:
     """``select_agents``'s look at ``remote`` (``remote.view.fetch_branches``: one fetch of
     the agent branches named, as ``git fetch REMOTE BRANCH`` would bring them, their
-    remote-tracking branches included); what to add to the refusal when it could not look."""
+    remote-tracking branches included), through a link of its own that tries a transient
+    failure again until ``vcontext.syncTimeout``, as every other step of the sync on the
+    network (PRODUCT.md, "Sync at scale"), ``report`` told of each; what to add to the
+    refusal when it could not look."""
 
     def look(branches: list[str]) -> str:
         from ..errors import OperationalError
         from ..gitio import run_dir
         from ..gitio.refs import target
+        from ..gitio.transport import Link
+        from ..remote.protocol import settings
         from ..remote.view import fetch_branches
 
+        link = Link(run_dir(repo), remote, report=report)
         try:
-            missing = fetch_branches(repo, run_dir(repo), remote, branches)
+            link.deadline = link.clock() + settings(repo).timeout
+            missing = fetch_branches(repo, run_dir(repo), remote, branches, link=link)
         except OperationalError as exc:
             return f" (looking at {remote} for it failed: {exc.one_line()})"
+        finally:
+            link.close()
         for branch in branches:  # found there, yet no remote-tracking branch keeps it
             if branch not in missing and target(repo, f"refs/heads/{branch}") is None:
                 _untracked(repo, remote, branch)
@@ -102,17 +119,21 @@ def checked(
     all_agents: bool,
     *,
     select: bool,
+    report: Callable[[str], None] | None = None,
 ) -> Given:
     """The remote, ``--into`` and (``select``) the agents, each checked as what it is
     (hostile input over MCP: before git sees any of it; no agent branch: the sync stops
     with no login to the server for it). Without ``select`` the agents are chosen later,
-    after an interrupted update is finished (a local sync)."""
+    after an interrupted update is finished (a local sync). ``report``: told of each
+    transient failure the look for an agent on the remote tries again (``_look_for``)."""
     from ..gitio import operands
 
     remote = None if push is None else operands.remote(repo, push, "--push remote")
     base = None if into is None else operands.branch(into, "--into branch")
     given = Given(remote, base, tuple(agents), all_agents, None)
-    return replace(given, names=tuple(given.selected(repo, look=True))) if select else given
+    if not select:
+        return given
+    return replace(given, names=tuple(given.selected(repo, look=True, report=report)))
 
 
 def base_remote(repo: Repository, agent: str) -> str | None:
