@@ -73,19 +73,25 @@ def _look_for(
             link.close()
         for branch in branches:  # found there, yet no remote-tracking branch keeps it
             if branch not in missing and target(repo, f"refs/heads/{branch}") is None:
-                _untracked(repo, remote, branch)
+                _untracked(repo, remote, branch, report)
         return ""
 
     return look
 
 
-def _untracked(repo: Repository, remote: str, branch: str) -> None:
-    """Refuse ``branch``, which ``remote`` has, when no remote-tracking branch here keeps it
-    (``remote.NAME.fetch`` does not name it, or ``remote`` is a URL or a path: ``git fetch``
-    brings nothing): the command that makes it here, which the next sync takes."""
+def _untracked(
+    repo: Repository, remote: str, branch: str, report: Callable[[str], None] | None
+) -> None:
+    """Take ``branch``, which the look found on ``remote``, when no remote-tracking branch
+    here keeps it (``remote.NAME.fetch`` does not name it, or ``remote`` is a URL or a path:
+    ``git fetch`` brings nothing): the local branch is made from the look's copy, as ``git
+    fetch REMOTE BRANCH:BRANCH`` makes it (no upstream: none names it), and said, so the
+    sync goes on as with a remote-tracking branch (PRODUCT.md, "Command-line contract":
+    ``--push`` takes a configured remote or a URL alike)."""
     from ..branches.agents import agent_prefix, remote_agent
     from ..errors import OperationalError, shown_url
-    from ..validation.model import command_word
+    from ..gitio.places import fetched_namespace
+    from ..gitio.refs import create_branch, target
 
     agent = branch.removeprefix(agent_prefix(repo))
     try:
@@ -93,14 +99,16 @@ def _untracked(repo: Repository, remote: str, branch: str) -> None:
             return
     except OperationalError:
         return  # several remotes have it: select_agents says so
-    ref = f"refs/heads/{branch}"
-    step = _person(f"git fetch {command_word(remote)} {command_word(f'{ref}:{ref}')}")
+    copy = target(repo, f"{fetched_namespace(repo, remote)}heads/{branch}")
+    if copy is None:  # (the look fetched it there: gone since, select_agents says so)
+        return
     there = shown_url(remote)
-    raise OperationalError(
-        f"{there} has {branch}, but neither a branch here nor a remote-tracking branch keeps"
-        f" it ({there}'s fetch refspecs do not name it, or it is no configured remote):"
-        f" {step} makes it here, then sync again"
-    )
+    create_branch(repo, branch, copy, message=f"vcontext sync: created from {there}'s {branch}")
+    if report is not None:
+        report(
+            f"{branch}: created from {there}'s {branch}, as git fetch would make it"
+            " (no remote-tracking branch here keeps it)"
+        )
 
 
 def _person(step: str) -> str:
