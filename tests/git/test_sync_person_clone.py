@@ -29,7 +29,19 @@ import pytest
 from helpers import git_servers as servers
 from helpers.mcp_support import in_process, run, text
 from helpers.soak import network_operations
-from helpers.team import TASKS, Team, edit, git, remote_show, setup, tip, vcx
+from helpers.team import (
+    TASKS,
+    Team,
+    bo_stopped_at_checkout,
+    edit,
+    git,
+    person_deletes_t1,
+    remote_show,
+    setup,
+    tip,
+    vcx,
+    works_on_t1,
+)
 
 
 def _work(clone: Path, agent: str, item: str) -> None:
@@ -158,9 +170,12 @@ def test_push_looks_at_the_remote_for_an_agent_this_clone_never_fetched(
 
 
 @pytest.mark.parametrize("in_process", [False, True], ids=["git", "in-process"])
-def test_an_agent_on_no_remote_either_is_refused_with_the_same_advice(
+def test_an_agent_on_no_remote_either_is_refused_with_a_way_out(
     tmp_path: Path, in_process: bool
 ) -> None:
+    """The look found no branch on the remote: ``git fetch`` (the advice before) would
+    bring nothing, and the sync refused again. The refusal says so, and the ways out: the
+    push from the agent's own clone, or ``fork`` for a new agent."""
     team = _only_on_the_remote(tmp_path, in_process)
     before = git(team.remote, "for-each-ref").stdout
 
@@ -168,9 +183,11 @@ def test_an_agent_on_no_remote_either_is_refused_with_the_same_advice(
 
     assert done.returncode == 3, done.stdout + done.stderr
     assert done.stderr.strip().splitlines() == [
-        "git-vcontext: error: no branch agents/nobody for agent 'nobody', here or in what was"
-        " last fetched from origin: git fetch brings the agent branches a remote has, then"
-        " sync again"
+        "git-vcontext: error: no branch agents/nobody for agent 'nobody', here or on origin"
+        " (looked just now): an agent's branch reaches origin from the clone it works in"
+        " (git push origin agents/nobody there, or that agent's own sync --push once its"
+        " conflicts are resolved), then sync again; a new agent starts with git vcontext"
+        " fork nobody"
     ]
     assert git(team.remote, "for-each-ref").stdout == before
     assert not git(team.person, "for-each-ref", "refs/heads/agents/").stdout
@@ -273,3 +290,55 @@ def test_the_look_at_the_remote_retries_a_dropped_connection(
     assert "agents/cy: created from origin/agents/cy, tracking it" in said
     assert tip(person, "agents/cy") == tip(team.remote, "agents/cy")
     assert "c1" in _items(team.remote)
+
+
+def test_checkout_refusal_for_a_branch_only_the_agents_clone_has_leads_somewhere(
+    tmp_path: Path,
+) -> None:
+    """The closing note of session 15, as it happened: bo's round stopped on a conflict in
+    bo's clone (nothing pushed); the person pulled main and ran ``sync bo --push origin
+    --checkout`` to resolve it: "no branch agents/bo … git fetch brings the agent branches a
+    remote has", and ``git fetch`` then sync gave the same refusal. The refusal now says
+    the remote has none either and how bo's branch gets there; done literally (``git push
+    origin agents/bo`` in bo's clone), the next sync leaves the conflict stopped here."""
+    team, bo, _ = bo_stopped_at_checkout(tmp_path)
+    person = team.person
+    git(person, "pull", "-q", "--no-rebase", "origin", "main")
+
+    done = vcx(person, "sync", "bo", "--push", "origin", "--checkout")
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    said = done.stderr.strip()
+    assert "git fetch brings" not in said
+    assert "here or on origin (looked just now)" in said
+    step = "git push origin agents/bo"
+    assert f"({step} there," in said
+    git(bo, *step.split()[1:])
+    again = vcx(person, "sync", "bo", "--push", "origin", "--checkout")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "agents/bo: created from origin/agents/bo, tracking it" in again.stdout
+    assert _there(person, "MERGE_HEAD")
+
+
+def test_checkout_looks_at_the_remote_as_plain_push_does(tmp_path: Path) -> None:
+    """The closing note of session 15: after ``git pull origin main`` in the person's clone
+    (which fetches main alone), ``sync bo --push origin --checkout`` must take bo's branch
+    from the remote as plain ``--push`` does (one ``checked``, one look), and leave bo's
+    conflict stopped here for the person to resolve."""
+    team = setup(tmp_path, ["bo"])
+    bo, person = team.agents["bo"], team.person
+    person_deletes_t1(team)
+    works_on_t1(bo)
+    git(bo, "push", "-q", "origin", "agents/bo")
+    git(person, "pull", "-q", "--no-rebase", "origin", "main")
+    assert not _there(person, "origin/agents/bo")
+
+    done = vcx(person, "sync", "bo", "--push", "origin", "--checkout")
+
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert "agents/bo: created from origin/agents/bo, tracking it" in said
+    assert "no branch" not in said
+    assert git(person, "branch", "--show-current").stdout.strip() == "agents/bo"
+    assert _there(person, "MERGE_HEAD")
+    assert TASKS in git(person, "diff", "--name-only", "--diff-filter=U").stdout

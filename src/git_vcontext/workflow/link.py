@@ -42,7 +42,7 @@ class Given:
         if self.names is not None:
             return list(self.names)
         looked = None if not look or self.push is None else _look_for(repo, self.push, report)
-        return select_agents(repo, self.asked, self.all_agents, _person, looked)
+        return select_agents(repo, self.asked, self.all_agents, _person, looked, self.push)
 
 
 def _look_for(
