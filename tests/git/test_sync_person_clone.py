@@ -21,6 +21,7 @@ Real git: a bare remote, a person's clone, the agent's clone (``helpers.team``).
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ from helpers.team import (
     bo_stopped_at_checkout,
     edit,
     git,
+    identity,
     person_deletes_t1,
+    read,
     remote_show,
     setup,
     tip,
@@ -342,3 +345,26 @@ def test_checkout_looks_at_the_remote_as_plain_push_does(tmp_path: Path) -> None
     assert git(person, "branch", "--show-current").stdout.strip() == "agents/bo"
     assert _there(person, "MERGE_HEAD")
     assert TASKS in git(person, "diff", "--name-only", "--diff-filter=U").stdout
+
+
+def test_a_single_branch_clone_is_told_the_fetch_that_brings_the_agent(tmp_path: Path) -> None:
+    """Advice leads somewhere (session 15's review): in a ``git clone --single-branch`` a
+    plain ``sync cy`` (no --push: no look) said "git fetch brings the agent branches a
+    remote has", and ``git fetch`` there brings main alone: the same refusal again. It now
+    names the fetch that makes agents/cy here; done literally, the next sync takes it."""
+    team = _only_on_the_remote(tmp_path, False)
+    clone = tmp_path / "single"
+    git(tmp_path, "clone", "-q", "--single-branch", str(team.remote), str(clone))
+    identity(clone, "person")
+
+    done = vcx(clone, "sync", "cy")
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    said = done.stderr.strip()
+    step = "git fetch origin refs/heads/agents/cy:refs/heads/agents/cy"
+    assert f": {step} makes it here if origin has it" in said, said
+    assert "git fetch brings" not in said
+    git(clone, *shlex.split(step)[1:])
+    again = vcx(clone, "sync", "cy")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "c1" in {i["id"] for i in read(clone, TASKS)["todoList"]["items"]}

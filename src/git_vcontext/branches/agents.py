@@ -351,15 +351,31 @@ def _no_branch(repo: Repository, name: str, advise: Callable[[str], str]) -> str
     """Why ``name`` cannot be synced: no branch here nor as any remote's as last fetched;
     with the way out when remotes are configured (a person's clone that fetched only its
     base: ``git fetch`` brings the agent branches, which sync then takes as ``git switch``
-    takes a remote's)."""
-    from ..gitio.operands import configured  # lazy: the hook imports this module
+    takes a remote's). A remote whose fetch refspecs bring no agent branch (``git clone
+    --single-branch``: ``git fetch`` brings nothing more) gets the fetch that makes the
+    branch here, as ``git fetch REMOTE BRANCH:BRANCH`` does."""
+    # lazy: the hook imports this module
+    from ..gitio.localremote import tracking_refs
+    from ..gitio.operands import configured
+    from ..validation.model import command_word
 
     branch = agent_branch(repo, name)
     remotes = configured(repo)
     if not remotes:
         return f"no branch {branch} for agent {name!r}"
+    ref = f"refs/heads/{branch}"
+    kept = [r for r in remotes if tracking_refs(repo, r, ref)]
     fetch = "git fetch" if remotes == ["origin"] else "git fetch --all"
-    way = advise(f"{fetch} brings the agent branches a remote has, then sync again")
+    ways = [f"{fetch} brings the agent branches a remote has"] if kept else []
+    if len(kept) < len(remotes):  # a remote git's fetch brings no agent branch from
+        bare = [r for r in remotes if r not in kept]
+        lone = "origin" if "origin" in bare else bare[0]
+        step = f"git fetch {command_word(lone)} {command_word(f'{ref}:{ref}')}"
+        ways.append(
+            f"{step} makes it here if {lone} has it ({lone}'s fetch refspecs bring no agent"
+            " branches)"
+        )
+    way = advise(f"{', or '.join(ways)}, then sync again")
     return (
         f"no branch {branch} for agent {name!r}, here or in what was last fetched from "
         f"{', '.join(remotes)}: {way}"
