@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from ..branches import agents
 from ..clock import now_rfc3339
 from ..errors import ExitCode, OperationalError, UsageError
-from ..gitio import git, open_repo
+from ..gitio import git, open_repo, work_tree
+from ..gitio.commits import current_branch
 from ..sync.fork import fork_agent
 from ..validation.model import command_word, quoted_path
 
@@ -39,7 +40,7 @@ def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: st
     if target is not None:
         _add_worktree(target, result.branch)
         print(f"worktree: {quoted_path(str(target))}")
-    elif repo.workdir is not None:
+    elif work_tree(repo) is not None:
         print(_next_step(repo, result.branch))
     return int(ExitCode.OK)
 
@@ -49,9 +50,7 @@ def _next_step(repo: Repository, branch: str) -> str:
     agent that stays there commits to the base, and its ``sync --push`` publishes those
     commits on the remote's base, not on its branch); ``git switch BRANCH`` takes it there
     (``--worktree PATH`` gives it a work tree of its own instead)."""
-    head = repo.references.get("HEAD")
-    target = "" if head is None or repo.head_is_detached else str(head.target)
-    here = target.removeprefix("refs/heads/") if target else "a detached HEAD"
+    here = current_branch(repo) or "a detached HEAD"
     return (
         f"next: git switch {command_word(branch)} (this work tree stays on {here}; an agent"
         f" commits on {branch}, which its sync merges into its base)"
