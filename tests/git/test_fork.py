@@ -12,6 +12,7 @@ import pytest
 
 from git_vcontext.codecs import parse
 from helpers.run import run_cli, run_git
+from helpers.team import TASKS, edit, setup, vcx
 
 TODO = "memory/todo.vcontext.json"
 PLAN = "memory/plan.vcontext.tron"
@@ -362,3 +363,53 @@ def test_worktree_path_refused_with_a_newline_is_named_as_git_quotes_it(
     assert f'"{str(target).replace(chr(10), chr(92) + "n")}": already exists' in (
         proc.stderr.decode()
     )
+
+
+def test_fork_in_an_agents_own_clone_says_the_switch_that_leads_onto_its_branch(
+    tmp_path: Path,
+) -> None:
+    """Advice leads somewhere (session 15's closing note): ``fork bo`` in bo's own clone
+    left the work tree on main and said nothing more; an agent that stayed there committed
+    on main, and ``sync bo --push origin`` published that on the remote's main. Its last
+    line now names the step onto the branch (PRODUCT.md, "Command-line contract": fork does
+    not touch the current checkout); done literally, the agent's commit lands through
+    agents/bo, never straight on the remote's main."""
+    team = setup(tmp_path, [])
+    bo = tmp_path / "bo"
+    run_git(tmp_path, "clone", "-q", str(team.remote), str(bo))
+    run_git(bo, "config", "user.name", "bo")
+    run_git(bo, "config", "user.email", "bo@example.com")
+    assert vcx(bo, "install").returncode == 0
+
+    done = vcx(bo, "fork", "bo")
+
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("next: git switch agents/bo (this work tree stays on main;"), last
+    step = last.removeprefix("next: ").split(" (")[0]
+    run_git(bo, *step.split()[1:])
+    assert run_git(bo, "branch", "--show-current").stdout.strip() == "agents/bo"
+    edit(
+        bo,
+        TASKS,
+        lambda d: d["todoList"]["items"].append({"id": "b1", "title": "b1", "status": "pending"}),
+    )
+    run_git(bo, "commit", "-qam", "b1")
+    mine = run_git(bo, "rev-parse", "HEAD").stdout.strip()
+    synced = vcx(bo, "sync", "bo", "--push", "origin")
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    on_main = run_git(team.remote, "rev-list", "main").stdout.split()
+    first_parents = run_git(team.remote, "rev-list", "--first-parent", "main").stdout.split()
+    assert mine in on_main
+    assert mine not in first_parents  # merged from agents/bo
+    assert mine in run_git(team.remote, "rev-list", "agents/bo").stdout.split()
+
+
+def test_fork_with_a_worktree_names_it_and_no_switch(tmp_path: Path) -> None:
+    """With ``--worktree`` the branch is checked out there: no ``git switch`` to say."""
+    team = setup(tmp_path, [])
+    done = vcx(team.person, "fork", "al", "--worktree", str(tmp_path / "al"))
+
+    assert done.returncode == 0, done.stderr
+    assert "git switch" not in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == f"worktree: {tmp_path / 'al'}"

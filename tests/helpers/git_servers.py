@@ -921,11 +921,19 @@ class DroppingProxy:
     of them it closed."""
 
     def __init__(
-        self, target: int, every: int = 3, how: str = "cycle", *, delay: float = 0.0
+        self,
+        target: int,
+        every: int = 3,
+        how: str = "cycle",
+        *,
+        delay: float = 0.0,
+        most: int | None = None,
     ) -> None:
         """``delay``: seconds each chunk waits before it is passed on, either way (a network
-        whose round trip is twice that, as a remote server's)."""
+        whose round trip is twice that, as a remote server's). ``most``: how many it drops
+        in all (None: no limit; ``every=1, most=1``: the first connection only)."""
         self.target, self.every, self.how, self.delay = target, every, how, delay
+        self.most = most
         self.connections = 0
         self.dropped = 0
         self._lock = threading.Lock()
@@ -987,6 +995,7 @@ class DroppingProxy:
             with self._lock:
                 self.connections += 1
                 drop = self.every > 0 and self.connections % self.every == 0
+                drop = drop and (self.most is None or self.dropped < self.most)
                 if drop:
                     self.dropped += 1
             if drop:

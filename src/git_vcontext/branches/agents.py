@@ -295,6 +295,7 @@ def select_agents(
     all_agents: bool,
     advise: Callable[[str], str] = lambda step: step,
     look: Callable[[list[str]], str] | None = None,
+    looked_at: str | None = None,
 ) -> list[str]:
     """The agents to sync: the names given, or every agent branch with --all (a UsageError
     or OperationalError when there are none: ``sync`` checks it before any network).
@@ -303,7 +304,8 @@ def select_agents(
     at that remote for the branches of the agents named that are neither here nor in what
     was last fetched, which fetches those it has as ``git fetch`` would (then they are
     taken as any remote's branch is); what it says when it could not look ("" when it
-    did). An agent it does not find either is refused as before."""
+    did). ``looked_at``: that remote, as named. An agent it does not find either is
+    refused, saying the remote has none either."""
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:
@@ -318,24 +320,62 @@ def select_agents(
     if absent and look is not None:  # neither here nor as last fetched: ask the remote
         said = look([agent_branch(repo, n) for n in absent])
         absent = [n for n in absent if agent_tip(repo, n) is None]
+    if absent and look is not None and looked_at is not None and not said:
+        raise OperationalError(_nowhere(repo, absent[0], looked_at, advise))
     if absent:  # neither here nor on a remote
         raise OperationalError(_no_branch(repo, absent[0], advise) + said)
     return list(dict.fromkeys(names))
+
+
+def _nowhere(repo: Repository, name: str, remote: str, advise: Callable[[str], str]) -> str:
+    """Why ``name`` cannot be synced once the look found no branch of it on ``remote``
+    either: its work is only in the clone the agent works in (a round that stopped on a
+    conflict pushes nothing) or the name is new; the way out of each (``git fetch`` would
+    bring nothing: it led back here)."""
+    from ..errors import shown_url
+    from ..validation.model import command_word  # lazy: the hook imports this module
+
+    branch = agent_branch(repo, name)
+    there = shown_url(remote)
+    push = advise(f"git push {command_word(remote)} {command_word(branch)}")
+    fork = advise(f"git vcontext fork {command_word(name)}")
+    return (
+        f"no branch {branch} for agent {name!r}, here or on {there} (looked just now): an"
+        f" agent's branch reaches {there} from the clone it works in ({push} there, or that"
+        f" agent's own sync --push once its conflicts are resolved), then sync again; a new"
+        f" agent starts with {fork}"
+    )
 
 
 def _no_branch(repo: Repository, name: str, advise: Callable[[str], str]) -> str:
     """Why ``name`` cannot be synced: no branch here nor as any remote's as last fetched;
     with the way out when remotes are configured (a person's clone that fetched only its
     base: ``git fetch`` brings the agent branches, which sync then takes as ``git switch``
-    takes a remote's)."""
-    from ..gitio.operands import configured  # lazy: the hook imports this module
+    takes a remote's). A remote whose fetch refspecs bring no agent branch (``git clone
+    --single-branch``: ``git fetch`` brings nothing more) gets the fetch that makes the
+    branch here, as ``git fetch REMOTE BRANCH:BRANCH`` does."""
+    # lazy: the hook imports this module
+    from ..gitio.localremote import tracking_refs
+    from ..gitio.operands import configured
+    from ..validation.model import command_word
 
     branch = agent_branch(repo, name)
     remotes = configured(repo)
     if not remotes:
         return f"no branch {branch} for agent {name!r}"
+    ref = f"refs/heads/{branch}"
+    kept = [r for r in remotes if tracking_refs(repo, r, ref)]
     fetch = "git fetch" if remotes == ["origin"] else "git fetch --all"
-    way = advise(f"{fetch} brings the agent branches a remote has, then sync again")
+    ways = [f"{fetch} brings the agent branches a remote has"] if kept else []
+    if len(kept) < len(remotes):  # a remote git's fetch brings no agent branch from
+        bare = [r for r in remotes if r not in kept]
+        lone = "origin" if "origin" in bare else bare[0]
+        step = f"git fetch {command_word(lone)} {command_word(f'{ref}:{ref}')}"
+        ways.append(
+            f"{step} makes it here if {lone} has it ({lone}'s fetch refspecs bring no agent"
+            " branches)"
+        )
+    way = advise(f"{', or '.join(ways)}, then sync again")
     return (
         f"no branch {branch} for agent {name!r}, here or in what was last fetched from "
         f"{', '.join(remotes)}: {way}"

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..branches import agents
 from ..clock import now_rfc3339
 from ..errors import ExitCode, OperationalError, UsageError
-from ..gitio import git, open_repo
+from ..gitio import git, open_repo, work_tree
+from ..gitio.commits import current_branch
 from ..sync.fork import fork_agent
 from ..validation.model import command_word, quoted_path
+
+if TYPE_CHECKING:
+    from pygit2 import Repository
 
 
 def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:
@@ -35,7 +40,21 @@ def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: st
     if target is not None:
         _add_worktree(target, result.branch)
         print(f"worktree: {quoted_path(str(target))}")
+    elif work_tree(repo) is not None:
+        print(_next_step(repo, result.branch))
     return int(ExitCode.OK)
+
+
+def _next_step(repo: Repository, branch: str) -> str:
+    """What leads the agent onto its branch: fork leaves this work tree where it was (an
+    agent that stays there commits to the base, and its ``sync --push`` publishes those
+    commits on the remote's base, not on its branch); ``git switch BRANCH`` takes it there
+    (``--worktree PATH`` gives it a work tree of its own instead)."""
+    here = current_branch(repo) or "a detached HEAD"
+    return (
+        f"next: git switch {command_word(branch)} (this work tree stays on {here}; an agent"
+        f" commits on {branch}, which its sync merges into its base)"
+    )
 
 
 def _worktree_path(path: str) -> Path:

@@ -71,11 +71,14 @@ def fetch_branches(
     those it has are fetched as a sync's look fetches an agent branch (into sync's own
     refs, ``refs/vcontext/remotes/<remote>/heads/``, and git's remote-tracking branches by
     the remote's fetch refspecs, as any ``git fetch`` of that remote moves them); in process
-    where a look may be, else with git. The branches it lacks are returned."""
+    where a look may be, else with git (through ``link``, which retries what is transient,
+    when given). The branches it lacks are returned."""
     ns = fetched_namespace(repo, remote)
     specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in branches]
     local = LocalRemote.find(repo, remote)
     http = None if local is not None else HttpRemote.find(repo, remote)
+    if http is not None and link is not None:
+        http.left = link.left  # (libgit2 gives up at the link's deadline too)
     missing = None
     if local is not None:
         missing = local.fetch(specs)

@@ -27,48 +27,71 @@ class Given:
     all_agents: bool
     names: tuple[str, ...] | None
 
-    def selected(self, repo: Repository, *, look: bool = False) -> list[str]:
+    def selected(
+        self,
+        repo: Repository,
+        *,
+        look: bool = False,
+        report: Callable[[str], None] | None = None,
+    ) -> list[str]:
         """The agents to sync, as selected already, else selected now (``look``: an agent
         neither here nor as last fetched is looked for on the ``push`` remote first:
-        ``_look_for``)."""
+        ``_look_for``; ``report``: told of each transient failure it tries again)."""
         from ..branches.agents import select_agents
 
         if self.names is not None:
             return list(self.names)
-        looked = None if not look or self.push is None else _look_for(repo, self.push)
-        return select_agents(repo, self.asked, self.all_agents, _person, looked)
+        looked = None if not look or self.push is None else _look_for(repo, self.push, report)
+        return select_agents(repo, self.asked, self.all_agents, _person, looked, self.push)
 
 
-def _look_for(repo: Repository, remote: str) -> Callable[[list[str]], str]:
+def _look_for(
+    repo: Repository, remote: str, report: Callable[[str], None] | None
+) -> Callable[[list[str]], str]:
     """``select_agents``'s look at ``remote`` (``remote.view.fetch_branches``: one fetch of
     the agent branches named, as ``git fetch REMOTE BRANCH`` would bring them, their
-    remote-tracking branches included); what to add to the refusal when it could not look."""
+    remote-tracking branches included), through a link of its own that tries a transient
+    failure again until ``vcontext.syncTimeout``, as every other step of the sync on the
+    network (PRODUCT.md, "Sync at scale"), ``report`` told of each; what to add to the
+    refusal when it could not look."""
 
     def look(branches: list[str]) -> str:
         from ..errors import OperationalError
         from ..gitio import run_dir
         from ..gitio.refs import target
+        from ..gitio.transport import Link
+        from ..remote.protocol import settings
         from ..remote.view import fetch_branches
 
+        link = Link(run_dir(repo), remote, report=report)
         try:
-            missing = fetch_branches(repo, run_dir(repo), remote, branches)
+            link.deadline = link.clock() + settings(repo).timeout
+            missing = fetch_branches(repo, run_dir(repo), remote, branches, link=link)
         except OperationalError as exc:
             return f" (looking at {remote} for it failed: {exc.one_line()})"
+        finally:
+            link.close()
         for branch in branches:  # found there, yet no remote-tracking branch keeps it
             if branch not in missing and target(repo, f"refs/heads/{branch}") is None:
-                _untracked(repo, remote, branch)
+                _untracked(repo, remote, branch, report)
         return ""
 
     return look
 
 
-def _untracked(repo: Repository, remote: str, branch: str) -> None:
-    """Refuse ``branch``, which ``remote`` has, when no remote-tracking branch here keeps it
-    (``remote.NAME.fetch`` does not name it, or ``remote`` is a URL or a path: ``git fetch``
-    brings nothing): the command that makes it here, which the next sync takes."""
+def _untracked(
+    repo: Repository, remote: str, branch: str, report: Callable[[str], None] | None
+) -> None:
+    """Take ``branch``, which the look found on ``remote``, when no remote-tracking branch
+    here keeps it (``remote.NAME.fetch`` does not name it, or ``remote`` is a URL or a path:
+    ``git fetch`` brings nothing): the local branch is made from the look's copy, as ``git
+    fetch REMOTE BRANCH:BRANCH`` makes it (no upstream: none names it), and said, so the
+    sync goes on as with a remote-tracking branch (PRODUCT.md, "Command-line contract":
+    ``--push`` takes a configured remote or a URL alike)."""
     from ..branches.agents import agent_prefix, remote_agent
     from ..errors import OperationalError, shown_url
-    from ..validation.model import command_word
+    from ..gitio.places import fetched_namespace
+    from ..gitio.refs import create_branch, target
 
     agent = branch.removeprefix(agent_prefix(repo))
     try:
@@ -76,14 +99,16 @@ def _untracked(repo: Repository, remote: str, branch: str) -> None:
             return
     except OperationalError:
         return  # several remotes have it: select_agents says so
-    ref = f"refs/heads/{branch}"
-    step = _person(f"git fetch {command_word(remote)} {command_word(f'{ref}:{ref}')}")
+    copy = target(repo, f"{fetched_namespace(repo, remote)}heads/{branch}")
+    if copy is None:  # (the look fetched it there: gone since, select_agents says so)
+        return
     there = shown_url(remote)
-    raise OperationalError(
-        f"{there} has {branch}, but neither a branch here nor a remote-tracking branch keeps"
-        f" it ({there}'s fetch refspecs do not name it, or it is no configured remote):"
-        f" {step} makes it here, then sync again"
-    )
+    create_branch(repo, branch, copy, message=f"vcontext sync: created from {there}'s {branch}")
+    if report is not None:
+        report(
+            f"{branch}: created from {there}'s {branch}, as git fetch would make it"
+            " (no remote-tracking branch here keeps it)"
+        )
 
 
 def _person(step: str) -> str:
@@ -102,17 +127,21 @@ def checked(
     all_agents: bool,
     *,
     select: bool,
+    report: Callable[[str], None] | None = None,
 ) -> Given:
     """The remote, ``--into`` and (``select``) the agents, each checked as what it is
     (hostile input over MCP: before git sees any of it; no agent branch: the sync stops
     with no login to the server for it). Without ``select`` the agents are chosen later,
-    after an interrupted update is finished (a local sync)."""
+    after an interrupted update is finished (a local sync). ``report``: told of each
+    transient failure the look for an agent on the remote tries again (``_look_for``)."""
     from ..gitio import operands
 
     remote = None if push is None else operands.remote(repo, push, "--push remote")
     base = None if into is None else operands.branch(into, "--into branch")
     given = Given(remote, base, tuple(agents), all_agents, None)
-    return replace(given, names=tuple(given.selected(repo, look=True))) if select else given
+    if not select:
+        return given
+    return replace(given, names=tuple(given.selected(repo, look=True, report=report)))
 
 
 def base_remote(repo: Repository, agent: str) -> str | None:

@@ -68,7 +68,8 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
 
     def given(repo: Repository) -> Given:  # hostile input: checked before git sees any
         online = push is not None and not dry_run
-        return checked(repo, push, args.get("into"), names, bool(args.get("all")), select=online)
+        into, every = args.get("into"), bool(args.get("all"))
+        return checked(repo, push, into, names, every, select=online, report=lines.append)
 
     try:  # (the lock: one sync at a time here, as libgit2's timeouts are process-wide:
         # httpremote._time_limit)
