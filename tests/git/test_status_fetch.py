@@ -304,7 +304,7 @@ def test_status_fetch_kills_a_fetch_that_hangs_at_its_deadline(
         run_git(repo, "config", "vcontext.statusTimeout", "2")
         started = time.monotonic()
 
-        proc = run_cli("status", "--fetch", cwd=repo, env=EPOCH, timeout=60)
+        proc = run_cli("status", "--fetch", cwd=repo, env=EPOCH, timeout=120)
 
         took = time.monotonic() - started
         ended = time.monotonic()
@@ -313,7 +313,11 @@ def test_status_fetch_kills_a_fetch_that_hangs_at_its_deadline(
         assert "timed out" in last, last
         assert "git config vcontext.statusTimeout" in last, last
         setting_advice(last, "vcontext.statusTimeout", "30", repo)  # pasted: does as it says
-        assert took < 20, took  # the deadline (2 s), at least LAST_TRY (5 s) for the try
+        # The wait is the deadline (2 s), at least LAST_TRY (5 s) for the try: 7 s; the rest
+        # is the command's own start and status, seconds idle but ~20 s at load 25 on 2
+        # cores, where "< 20" failed at 26.7 s. A fetch left hanging never ends (the
+        # server never answers): it runs into run_cli's timeout, whatever this bound.
+        assert took < 50, took
         assert server.accepted >= 1
         for _ in range(50):  # every connection it opened was closed by now (or at once)
             if len(server.closed) == server.accepted:
