@@ -21,8 +21,15 @@ from ..errors import NoPlaybookError, OperationalError, ParseError, Refused, VCo
 from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
+from ..playbook.edit import OldItemsLog
 from ..record import record
-from ..sync.judge import findings_said, judged, refuse_invalid, refuse_without_playbook
+from ..sync.judge import (
+    findings_said,
+    judged,
+    refuse_invalid,
+    refuse_rejected,
+    refuse_without_playbook,
+)
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
 from ..validation.model import FileReport
@@ -199,11 +206,12 @@ class Writer:
         data = loaded.data if loaded is not None else _new(target)
         try:
             outcome = edit(data, True)
-        except NoPlaybookError:
+        except (NoPlaybookError, OldItemsLog) as exc:
             if loaded is not None and loaded.doc is not None:  # the one judge first
-                refuse_without_playbook(
-                    target.rel, loaded.doc, place=self.store.place_of(target.rel)
-                )
+                place = self.store.place_of(target.rel)
+                if isinstance(exc, NoPlaybookError):
+                    refuse_without_playbook(target.rel, loaded.doc, place=place)
+                refuse_rejected(target.rel, loaded.doc, place=place)
             raise
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
         doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
