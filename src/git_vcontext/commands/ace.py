@@ -45,7 +45,8 @@ def run(*, patch: str, doc: str) -> int:
 
 def _event_log(data: Any) -> bool:
     """Whether the document's playbook logs events (``apply_patch`` refuses it, naming
-    ``git vcontext playbook``: the tool for it, whatever else the document needs)."""
+    ``git vcontext playbook``: the tool for it, whatever else the document needs); a log
+    of v0.3 items is not one (no tool writes into it: validate's finding names the rewrite)."""
     from ..playbook.log import log_kind, log_of
     from ..playbook.view import locate
 
@@ -54,7 +55,7 @@ def _event_log(data: Any) -> bool:
     except NoPlaybookError:
         return False
     log = log_of(playbook)[1]
-    return bool(log) and log_kind(log) != "ace"
+    return bool(log) and log_kind(log) == "events"
 
 
 def _patched(doc: str, document: Document, ace_patch: AcePatch) -> tuple[Any, str]:

@@ -10,9 +10,14 @@ from typing import Any
 from ..clock import now_rfc3339
 from ..errors import ExitCode, NoPlaybookError, OperationalError, UsageError
 from ..fsio import TargetChanged, read_bytes, write_atomic
-from ..playbook.edit import Edit, append_event
+from ..playbook.edit import Edit, OldItemsLog, append_event
 from ..record import record
-from ..sync.judge import parsed_or_refused, refuse_unwritable, refuse_without_playbook
+from ..sync.judge import (
+    parsed_or_refused,
+    refuse_rejected,
+    refuse_unwritable,
+    refuse_without_playbook,
+)
 
 COUNTERS = ("helpfulCount", "harmfulCount")
 
@@ -89,11 +94,13 @@ def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any
     data = _new_playbook(file, now) if doc is None else doc.data
     try:
         result = append_event(data, edit, now=now, entropy=entropy)
-    except NoPlaybookError:
+    except (NoPlaybookError, OldItemsLog) as exc:
         if doc is not None:  # validate's findings name the way on, when it rejects it
             from .validate import place_of
 
-            refuse_without_playbook(file, doc, place=place_of(file))
+            if isinstance(exc, NoPlaybookError):
+                refuse_without_playbook(file, doc, place=place_of(file))
+            refuse_rejected(file, doc, place=place_of(file))
         raise
     text = _new_text(file, result.data) if doc is None else doc.render(result.data)
     from .validate import place_of  # lazy: a git rev-parse, only once an edit is made

@@ -21,8 +21,15 @@ from ..errors import NoPlaybookError, OperationalError, ParseError, Refused, VCo
 from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
+from ..playbook.edit import OldItemsLog
 from ..record import record
-from ..sync.judge import findings_said, judged, refuse_invalid, refuse_without_playbook
+from ..sync.judge import (
+    findings_said,
+    judged,
+    refuse_invalid,
+    refuse_rejected,
+    refuse_without_playbook,
+)
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
 from ..validation.model import FileReport
@@ -199,14 +206,9 @@ class Writer:
         data = loaded.data if loaded is not None else _new(target)
         try:
             outcome = edit(data, True)
-        except NoPlaybookError:
+        except (NoPlaybookError, OldItemsLog) as exc:
             if loaded is not None and loaded.doc is not None:  # the one judge first
-                try:
-                    refuse_without_playbook(
-                        target.rel, loaded.doc, place=self.store.place_of(target.rel)
-                    )
-                except NoPlaybookError as exc:  # (the server chose it: by name, or pinned)
-                    raise Refused("no-playbook", _no_playbook(target.rel, exc)) from None
+                self._refuse_unplayable(target.rel, loaded.doc, exc)
             raise
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
         doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
@@ -238,6 +240,19 @@ class Writer:
                 assert self.git is not None
                 self.git.done(journal)
         return outcome, Written(target.rel, loaded is None, commit)
+
+    def _refuse_unplayable(self, rel: str, doc: Any, exc: Exception) -> None:
+        """A playbook write into a document without one (``NoPlaybookError``) or with a log
+        of v0.3 items (``OldItemsLog``): validate's finding if it rejects the document,
+        else the one line with the person's step (the server chose the file: by its name,
+        or pinned)."""
+        place = self.store.place_of(rel)
+        if isinstance(exc, NoPlaybookError):
+            try:
+                refuse_without_playbook(rel, doc, place=place)
+            except NoPlaybookError as nope:
+                raise Refused("no-playbook", _no_playbook(rel, nope)) from None
+        refuse_rejected(rel, doc, place=place)
 
     def _commits(self) -> bool:
         return self.git is not None and self.git.commits()

@@ -68,6 +68,8 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     where, playbook = locate(data)
     log_key, log = log_of(playbook)
     kind = log_kind(log)
+    if kind == "items":
+        raise OldItemsLog("refused", _not_an_event_log(kind))
     if kind != "events":
         raise Refused("refused", _not_an_event_log(kind))
     view = playbook_view(playbook, path=where)
@@ -79,6 +81,12 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     new_playbook = _with_event(playbook, log_key, event)
     new_data = _replace_at(data, where, new_playbook, event["createdAt"])
     return Appended(new_data, event, _notes(entry))
+
+
+class OldItemsLog(Refused):
+    """No event to chain: the playbook's log holds v0.3 items, a form ``validate`` rejects
+    (its finding names the rewrite). A writer asks the one judge first
+    (``sync.judge.refuse_rejected``), so the person is told what mends it."""
 
 
 def _not_an_event_log(kind: str) -> str:
