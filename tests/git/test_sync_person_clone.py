@@ -263,6 +263,33 @@ def test_an_agent_the_look_finds_but_no_tracking_branch_keeps_is_taken_from_the_
     assert "created from" not in again.stdout
 
 
+def test_a_branch_made_meanwhile_is_taken_as_it_is_not_refused(tmp_path: Path) -> None:
+    """The look makes the agent's branch during the sync's argument checking, before the
+    sync's lock: another sync of the same agent in this clone (the MCP server's, a
+    person's) or the person may make it between the look's "no branch here" and its own
+    creation. Before, that sync was refused ("a branch named 'agents/cy' already exists",
+    exit 3) where a look a moment later takes the branch as it is; now it takes it as it
+    is too, never moving it (no clobber), saying nothing of a creation it did not make."""
+    import pygit2
+
+    from git_vcontext.gitio.places import fetched_namespace
+    from git_vcontext.workflow.link import _untracked
+
+    team = _only_on_the_remote(tmp_path, False)
+    person, url = team.person, team.remote.as_uri()
+    repo = pygit2.Repository(str(person))
+    copy = f"{fetched_namespace(repo, url)}heads/agents/cy"
+    git(person, "fetch", "-q", url, f"+refs/heads/agents/cy:{copy}")  # (the look's fetch)
+    git(person, "branch", "agents/cy", "main")  # made meanwhile, elsewhere than the copy
+    made = tip(person, "agents/cy")
+    said: list[str] = []
+
+    _untracked(repo, url, "agents/cy", said.append)
+
+    assert tip(person, "agents/cy") == made
+    assert said == []
+
+
 @pytest.mark.parametrize("in_process", [False, True], ids=["git", "in-process"])
 def test_the_look_at_the_remote_retries_a_dropped_connection(
     tmp_path: Path, in_process: bool

@@ -87,7 +87,9 @@ def _untracked(
     ``git fetch`` brings nothing): the local branch is made from the look's copy, as ``git
     fetch REMOTE BRANCH:BRANCH`` makes it (no upstream: none names it), and said, so the
     sync goes on as with a remote-tracking branch (PRODUCT.md, "Command-line contract":
-    ``--push`` takes a configured remote or a URL alike)."""
+    ``--push`` takes a configured remote or a URL alike). A branch made meanwhile (this
+    runs before the sync's lock: another sync's look of the same agent, or the person) is
+    taken as it is, never moved, as a look a moment later would take it."""
     from ..branches.agents import agent_prefix, remote_agent
     from ..errors import OperationalError, shown_url
     from ..gitio.places import fetched_namespace
@@ -103,7 +105,12 @@ def _untracked(
     if copy is None:  # (the look fetched it there: gone since, select_agents says so)
         return
     there = shown_url(remote)
-    create_branch(repo, branch, copy, message=f"vcontext sync: created from {there}'s {branch}")
+    try:
+        create_branch(repo, branch, copy, message=f"vcontext sync: created from {there}'s {branch}")
+    except OperationalError:
+        if target(repo, f"refs/heads/{branch}") is not None:  # made since the look's check
+            return  # (another sync's look, before the lock; the person): taken as it is
+        raise
     if report is not None:
         report(
             f"{branch}: created from {there}'s {branch}, as git fetch would make it"
