@@ -167,3 +167,31 @@ def test_a_lock_is_said_once_whatever_age_each_look_gave_it(tmp_path: Path) -> N
     pushed = f"git push origin: origin/main not updated: {locks.advice(lock)}; the push landed"
 
     assert locks.said_once([first, "other", later, pushed, "other"]) == [first, "other"]
+
+
+def test_the_push_keeps_none_of_gits_lock_paragraph_among_the_remotes_words(
+    tmp_path: Path,
+) -> None:
+    """The lock's own note says it (its file, its safe removal): none of what git says of
+    it stays among the push's words (``Pushed.said``: the remote's reasons, quoted after
+    any ref the same push had rejected). git writes a blank line between its ``error:
+    update_ref failed …`` line and the paragraph after it ("Another git process seems to
+    be running …", "remove the file manually to continue."): that paragraph was kept,
+    without the line naming the file it tells the person to remove."""
+    from git_vcontext.gitio import remote as remotes
+
+    team = setup(tmp_path, ["cy"])
+    cy = team.agents["cy"]
+    _stale_lock(cy, "refs/remotes/origin/main")
+    _work(cy, "c1")
+    head = git(cy, "rev-parse", "HEAD").stdout.strip()
+    notes: list[str] = []
+
+    pushed = remotes.push(
+        str(cy), "origin", [remotes.Update(head, "refs/heads/main")], verify=False, notes=notes
+    )  # (no hook: its notes of the agent's fork block on main are words of their own)
+
+    assert [row.ok for row in pushed.rows] == [True]
+    assert pushed.said == (), pushed.said
+    (note,) = notes
+    assert note.startswith("git push origin: origin/main not updated: ")

@@ -147,7 +147,7 @@ def _local_locks(cwd: str, remote: str, stderr: str, notes: list[str] | None) ->
     after = False  # in the paragraph git writes after a lock's line
     common = None
     for line in stderr.splitlines():
-        if after and line.strip() and not line.startswith(_GITS_OWN):
+        if after and not line.startswith(_GITS_OWN):  # (a blank line opens the paragraph)
             continue
         after = False
         lock = locks.named_lock(line) if line.startswith(_LOCAL_UPDATE_FAILED) else None
