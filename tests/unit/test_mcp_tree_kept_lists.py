@@ -191,3 +191,28 @@ def test_a_nested_repository_that_becomes_a_plain_folder_is_served_at_the_next_l
         "a.vcontext.json",
         "vendor/sub/b.vcontext.json",
     ]
+
+
+def test_a_folder_made_a_repository_and_then_a_plain_folder_again_is_served_again(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md "Where agents' platforms run it": nested repositories are boundaries, and a
+    change on disk is seen within a second ("MCP server"). A served folder made a
+    repository (``git init sub``) is forgotten at the next look; once its ``.git`` goes
+    again (``rm -rf sub/.git``, the folder's mtime moving, never its parent's) its
+    documents are served at the next look, as a fresh start serves them. The folder was
+    forgotten without its parent's listing learning it was a boundary now, so nothing
+    looked at its ``.git`` going: unserved until a full rescan."""
+    (tmp_path / "a.vcontext.json").write_text(_todo("a"))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.vcontext.json").write_text(_todo("b"))
+    _settled(tmp_path / "a.vcontext.json", tmp_path / "sub" / "b.vcontext.json")
+    _settled(tmp_path / "sub", tmp_path)
+    catalog = Catalog(str(tmp_path), Store())
+    assert _served(catalog) == ["a.vcontext.json", "sub/b.vcontext.json"]
+    subprocess.run(["git", "init", "-q", str(tmp_path / "sub")], check=True)
+    assert _served(catalog) == ["a.vcontext.json"]
+
+    shutil.rmtree(tmp_path / "sub" / ".git")
+    assert _served(catalog) == ["a.vcontext.json", "sub/b.vcontext.json"]
+    assert _served(Catalog(str(tmp_path), Store())) == ["a.vcontext.json", "sub/b.vcontext.json"]

@@ -321,12 +321,17 @@ class Tree:
     def relist(self, path: str) -> None:
         """List one folder again (and walk its new subfolders; forget gone ones). A folder
         made a repository of its own since (``git init`` there moves its mtime, not its
-        parent's) is a boundary now: forgotten, as a fresh walk would not enter it."""
+        parent's) is a boundary now: forgotten, as a fresh walk would not enter it, and its
+        parent listed again, which keeps it among its boundaries (``Tree.look`` then sees
+        its ``.git`` go)."""
         old = self.folders.get(path)
         boundary = path != self.rule.root and is_repository(path)
         listed = self._list(path) if os.path.isdir(path) and not boundary else None
         if listed is None:
             self._forget(path)
+            parent = os.path.dirname(path)
+            if boundary and parent in self.folders:
+                self.relist(parent)
             return
         for sub in old.subfolders if old is not None else ():
             if sub not in listed.subfolders:
