@@ -196,6 +196,23 @@ def test_an_agent_on_no_remote_either_is_refused_with_a_way_out(
     assert not git(team.person, "for-each-ref", "refs/heads/agents/").stdout
 
 
+def test_the_way_out_for_an_agent_on_no_remote_never_pastes_a_masked_password(
+    git_repo: Path,
+) -> None:
+    """A ``--push`` URL holding credentials is shown masked (``agent:***@``): the refusal's
+    ``git push URL agents/NAME``, pasted, sent the password ``***``. It names REMOTE, the
+    agent clone's own name or URL for that server, and never the password."""
+    from git_vcontext.branches.agents import _nowhere
+    from git_vcontext.gitio import open_repo
+
+    url = "http://agent:s3cret@127.0.0.1:9/remote.git"
+    said = _nowhere(open_repo(str(git_repo)), "nobody", url, lambda step: step)
+
+    assert "s3cret" not in said
+    assert "git push http" not in said
+    assert "git push REMOTE agents/nobody there, REMOTE being that clone's name or URL" in said
+
+
 def test_a_local_sync_does_not_look_at_any_remote(tmp_path: Path) -> None:
     """Without --push nothing talks to the network: the refusal stands as it was."""
     team = _only_on_the_remote(tmp_path, False)

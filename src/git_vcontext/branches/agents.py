@@ -337,13 +337,16 @@ def _nowhere(repo: Repository, name: str, remote: str, advise: Callable[[str], s
 
     branch = agent_branch(repo, name)
     there = shown_url(remote)
-    push = advise(f"git push {command_word(remote)} {command_word(branch)}")
+    # a URL holding credentials is shown masked: pasted, its *** would be the password
+    masked = there != remote
+    push = advise(f"git push {'REMOTE' if masked else command_word(remote)} {command_word(branch)}")
     fork = advise(f"git vcontext fork {command_word(name)}")
+    named = f", REMOTE being that clone's name or URL for {there}" if masked else ""
     return (
         f"no branch {branch} for agent {name!r}, here or on {there} (looked just now): an"
-        f" agent's branch reaches {there} from the clone it works in ({push} there, or that"
-        f" agent's own sync --push once its conflicts are resolved), then sync again; a new"
-        f" agent starts with {fork}"
+        f" agent's branch reaches {there} from the clone it works in ({push} there{named}, or"
+        f" that agent's own sync --push once its conflicts are resolved), then sync again; a"
+        f" new agent starts with {fork}"
     )
 
 
