@@ -1272,6 +1272,9 @@ def test_sync_that_stops_before_the_network_opens_no_ssh_connection(
     spy.chmod(0o755)
     subprocess.run(["git", "config", "remote.far.url", "host:r.git"], cwd=clone, check=True)
     subprocess.run(["git", "config", "core.sshCommand", str(spy)], cwd=clone, check=True)
+    # (the look for an agent only the remote has retries a failure as transient until the
+    # sync's deadline, 5775bb3: a short one, as what is guarded is the early login)
+    subprocess.run(["git", "config", "vcontext.syncTimeout", "3"], cwd=clone, check=True)
     out = subprocess.run(
         ["git", "vcontext", "sync", *args, "--push", "far"],
         cwd=clone, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
