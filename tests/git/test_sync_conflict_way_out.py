@@ -607,15 +607,9 @@ def test_an_agent_the_persons_clone_never_fetched_is_looked_for_on_the_push_remo
     assert "agents/bo: created from origin/agents/bo" in again.stdout
 
 
-def test_status_in_the_persons_clone_names_work_of_the_remotes_copy_of_an_agent_branch(
-    tmp_path: Path,
-) -> None:
-    """PRODUCT.md: each actor does only what the tool's messages say. The person forks cy
-    and publishes it with a plain ``git push`` (no upstream); cy works in its own clone and
-    pushes. After ``git fetch`` the person's ``status`` counted the stale local agents/cy
-    ("needs sync", AHEAD 0) and said nothing of origin/agents/cy's commit; its row now names
-    it with the ``sync --push`` that merges it, which lands."""
-    team = setup(tmp_path, [])
+def _cy_pushes_t1_from_its_own_clone(team: Team, tmp_path: Path) -> None:
+    """The person forks cy and publishes it with a plain ``git push`` (no upstream); cy
+    clones, completes t1 on agents/cy and pushes it."""
     person = team.person
     assert vcx(person, "fork", "cy", "--reason", "agent cy").returncode == 0
     git(person, "push", "-q", "origin", "agents/cy")
@@ -626,20 +620,40 @@ def test_status_in_the_persons_clone_names_work_of_the_remotes_copy_of_an_agent_
     git(cy, "switch", "-q", "agents/cy")
     works_on_t1(cy, "completed")
     git(cy, "push", "-q", "origin", "agents/cy")
-    git(person, "fetch", "-q", "origin")
 
-    shown = vcx(person, "status")
+
+def _status_names_cys_commit_and_its_sync_lands(team: Team, *status: str) -> None:
+    """The person's ``git vcontext STATUS…`` names cy's commit on origin/agents/cy with the
+    ``sync --push`` that merges it; following it lands t1, and status says it no more."""
+    person = team.person
+    shown = vcx(person, *status)
     line = (
         "  origin/agents/cy has 1 commit agents/cy lacks (as last fetched; this row counts "
         "without it): git vcontext sync cy --push origin merges it"
     )
-    assert line in shown.stdout.splitlines(), shown.stdout
+    assert line in shown.stdout.splitlines(), shown.stdout + shown.stderr
     command = line.rsplit(": ", 1)[1].removesuffix(" merges it")
     done = follow([command], person)
     assert done.last[1] == 0, done.last
     assert _statuses(team.remote)["t1"] == "completed"
     again = vcx(person, "status")
     assert "origin/agents/cy has" not in again.stdout, again.stdout
+
+
+def test_status_in_the_persons_clone_names_work_of_the_remotes_copy_of_an_agent_branch(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md: each actor does only what the tool's messages say. The person forks cy
+    and publishes it with a plain ``git push`` (no upstream); cy works in its own clone and
+    pushes. After ``git fetch`` the person's ``status`` counted the stale local agents/cy
+    ("needs sync", AHEAD 0) and said nothing of origin/agents/cy's commit; its row now names
+    it with the ``sync --push`` that merges it, which lands."""
+    team = setup(tmp_path, [])
+    person = team.person
+    _cy_pushes_t1_from_its_own_clone(team, tmp_path)
+    git(person, "fetch", "-q", "origin")
+
+    _status_names_cys_commit_and_its_sync_lands(team, "status")
 
 
 def test_one_truth_status_names_the_remotes_copy_sync_brings_forward_in_a_single_branch_clone(
@@ -655,25 +669,6 @@ def test_one_truth_status_names_the_remotes_copy_sync_brings_forward_in_a_single
     person = team.person
     git(person, "config", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
     git(person, "update-ref", "-d", "refs/remotes/origin/agents/cy")
-    assert vcx(person, "fork", "cy", "--reason", "agent cy").returncode == 0
-    git(person, "push", "-q", "origin", "agents/cy")
-    cy = tmp_path / "cy"
-    git(tmp_path, "clone", "-q", str(team.remote), str(cy))
-    identity(cy, "cy")
-    assert vcx(cy, "install").returncode == 0
-    git(cy, "switch", "-q", "agents/cy")
-    works_on_t1(cy, "completed")
-    git(cy, "push", "-q", "origin", "agents/cy")
+    _cy_pushes_t1_from_its_own_clone(team, tmp_path)
 
-    shown = vcx(person, "status", "--fetch")
-    line = (
-        "  origin/agents/cy has 1 commit agents/cy lacks (as last fetched; this row counts "
-        "without it): git vcontext sync cy --push origin merges it"
-    )
-    assert line in shown.stdout.splitlines(), shown.stdout + shown.stderr
-    command = line.rsplit(": ", 1)[1].removesuffix(" merges it")
-    done = follow([command], person)
-    assert done.last[1] == 0, done.last
-    assert _statuses(team.remote)["t1"] == "completed"
-    again = vcx(person, "status")
-    assert "origin/agents/cy has" not in again.stdout, again.stdout
+    _status_names_cys_commit_and_its_sync_lands(team, "status", "--fetch")
