@@ -69,9 +69,20 @@ def test_a_cli_writer_into_v03_items_says_validates_finding_and_its_step(
     assert "rewrite each as an append event of the event log [schema]" in shown.stdout.decode()
 
 
-def test_mcp_add_learning_into_v03_items_is_refused_with_validates_finding(
-    git_repo: Path,
+MCP_WRITES = {
+    "vbrief_add_learning": {"targetId": "t", "kind": "learning", "content": "x"},
+    "vbrief_rate_learning": {"targetId": "t", "helpful": 1},
+    "vbrief_deprecate_learning": {"targetId": "t", "reason": "old"},
+}
+
+
+@pytest.mark.parametrize("tool", sorted(MCP_WRITES))
+def test_mcp_learning_writes_into_v03_items_are_refused_with_validates_finding(
+    git_repo: Path, tool: str
 ) -> None:
+    """Rating and deprecating too: they said "no learning with targetId 't' (targetIds:
+    #0)", a target no write could take, where ``playbook update|deprecate`` say
+    validate's finding (one truth)."""
     rel = ".vcontext/playbook.json"
     path = git_repo / rel
     path.parent.mkdir()
@@ -82,9 +93,7 @@ def test_mcp_add_learning_into_v03_items_is_refused_with_validates_finding(
 
     async def main() -> Any:
         async with in_process(git_repo) as client:
-            return await client.call_tool(
-                "vbrief_add_learning", {"targetId": "t", "kind": "learning", "content": "x"}
-            )
+            return await client.call_tool(tool, MCP_WRITES[tool])
 
     result = run(main)
     said = text(result)

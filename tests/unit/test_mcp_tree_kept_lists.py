@@ -41,6 +41,22 @@ def _served(catalog: Catalog) -> list[str]:
     return [e.rel for e in catalog.entries()]
 
 
+def _sub_made_a_repository(tmp_path: Path) -> Catalog:
+    """A catalog serving ``a.vcontext.json`` and ``sub/b.vcontext.json`` (settled), after
+    ``git init sub`` made that served folder a repository of its own: the next look serves
+    ``a.vcontext.json`` alone (asserted)."""
+    (tmp_path / "a.vcontext.json").write_text(_todo("a"))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.vcontext.json").write_text(_todo("b"))
+    _settled(tmp_path / "a.vcontext.json", tmp_path / "sub" / "b.vcontext.json")
+    _settled(tmp_path / "sub", tmp_path)
+    catalog = Catalog(str(tmp_path), Store())
+    assert _served(catalog) == ["a.vcontext.json", "sub/b.vcontext.json"]
+    subprocess.run(["git", "init", "-q", str(tmp_path / "sub")], check=True)
+    assert _served(catalog) == ["a.vcontext.json"]
+    return catalog
+
+
 def test_a_document_in_a_folder_made_after_the_first_look_is_served(tmp_path: Path) -> None:
     """mkdir, then a document in it (as an agent or a person makes one): the new folder's
     document is in the next listing; the same after the folder is renamed, and a folder
@@ -149,15 +165,7 @@ def test_a_folder_that_becomes_a_repository_of_its_own_is_no_longer_served(
     served folder made a repository (``git init`` there: its ``.git`` moves the folder's
     mtime, not its parent's) stops being served on the next look, as a fresh start would
     have it; it was listed again on its own and kept serving its documents."""
-    (tmp_path / "a.vcontext.json").write_text(_todo("a"))
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.vcontext.json").write_text(_todo("b"))
-    _settled(tmp_path / "a.vcontext.json", tmp_path / "sub" / "b.vcontext.json")
-    _settled(tmp_path / "sub", tmp_path)
-    catalog = Catalog(str(tmp_path), Store())
-    assert _served(catalog) == ["a.vcontext.json", "sub/b.vcontext.json"]
-    subprocess.run(["git", "init", "-q", str(tmp_path / "sub")], check=True)
-    assert _served(catalog) == ["a.vcontext.json"]
+    _sub_made_a_repository(tmp_path)
     assert _served(Catalog(str(tmp_path), Store())) == ["a.vcontext.json"]
 
 
@@ -203,15 +211,7 @@ def test_a_folder_made_a_repository_and_then_a_plain_folder_again_is_served_agai
     documents are served at the next look, as a fresh start serves them. The folder was
     forgotten without its parent's listing learning it was a boundary now, so nothing
     looked at its ``.git`` going: unserved until a full rescan."""
-    (tmp_path / "a.vcontext.json").write_text(_todo("a"))
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.vcontext.json").write_text(_todo("b"))
-    _settled(tmp_path / "a.vcontext.json", tmp_path / "sub" / "b.vcontext.json")
-    _settled(tmp_path / "sub", tmp_path)
-    catalog = Catalog(str(tmp_path), Store())
-    assert _served(catalog) == ["a.vcontext.json", "sub/b.vcontext.json"]
-    subprocess.run(["git", "init", "-q", str(tmp_path / "sub")], check=True)
-    assert _served(catalog) == ["a.vcontext.json"]
+    catalog = _sub_made_a_repository(tmp_path)
 
     shutil.rmtree(tmp_path / "sub" / ".git")
     assert _served(catalog) == ["a.vcontext.json", "sub/b.vcontext.json"]

@@ -15,12 +15,7 @@ from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
 from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
-from ..sync.judge import (
-    parsed_or_refused,
-    refuse_rejected,
-    refuse_unwritable,
-    refuse_without_playbook,
-)
+from ..sync.judge import parsed_or_refused, refuse_unplayable, refuse_unwritable
 from ..values import pointer_parts
 
 
@@ -34,9 +29,7 @@ def run(*, patch: str, doc: str) -> int:
         if not _event_log(document.data):  # on, unless it is another tool's (said as it is)
             from .validate import place_of
 
-            if isinstance(exc, NoPlaybookError):
-                refuse_without_playbook(doc, document, place=place_of(doc))
-            refuse_rejected(doc, document, place=place_of(doc))
+            refuse_unplayable(doc, document, exc, place=place_of(doc))
         raise
     _write(doc, document, data)
     print(f"{doc}: applied {len(ace_patch.operations)} operations ({how})")

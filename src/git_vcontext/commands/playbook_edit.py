@@ -12,12 +12,7 @@ from ..errors import ExitCode, NoPlaybookError, OperationalError, UsageError
 from ..fsio import TargetChanged, read_bytes, write_atomic
 from ..playbook.edit import Edit, OldItemsLog, append_event
 from ..record import record
-from ..sync.judge import (
-    parsed_or_refused,
-    refuse_rejected,
-    refuse_unwritable,
-    refuse_without_playbook,
-)
+from ..sync.judge import parsed_or_refused, refuse_unplayable, refuse_unwritable
 
 COUNTERS = ("helpfulCount", "harmfulCount")
 
@@ -98,9 +93,7 @@ def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any
         if doc is not None:  # validate's findings name the way on, when it rejects it
             from .validate import place_of
 
-            if isinstance(exc, NoPlaybookError):
-                refuse_without_playbook(file, doc, place=place_of(file))
-            refuse_rejected(file, doc, place=place_of(file))
+            refuse_unplayable(file, doc, exc, place=place_of(file))
         raise
     text = _new_text(file, result.data) if doc is None else doc.render(result.data)
     from .validate import place_of  # lazy: a git rev-parse, only once an edit is made

@@ -166,11 +166,12 @@ class Session:
         choices = {**self.choices, **new}
         settled = self.settle(choices)
         before = self.settle(self.choices, text=False).data
-        findings = new_findings(before, settled.data, self.path)
+        ours = self.resolution.ours  # (read by its name, else its content: its format)
+        findings = new_findings(before, settled.data, self.path, ours.format)
         if settled.done and not findings:
             # the last choice: what the document has that ours' own version had not (a
             # reference left dangling by taking ours' delete in a delete/reference conflict)
-            findings = new_findings(self.resolution.ours.data, settled.data, self.path)
+            findings = new_findings(ours.data, settled.data, self.path, ours.format)
         if findings and any(c.take is None for c in new.values()):
             raise UsageError(
                 f"{self.path}: the value makes the document invalid, nothing written: "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Refused
-from ..playbook.edit import Edit, append_event
+from ..playbook.edit import Edit, append_event, event_log
 from ..playbook.model import Entry, PlaybookView
 from ..playbook.render import matches
 from ..playbook.view import locate, playbook_view
@@ -51,6 +51,7 @@ def add_learning(
     changed or added; ``content`` replaces an entry's ``text``, else its Overview block.
     """
     where, playbook = locate(data)
+    event_log(playbook)  # (v0.3 items: validate's finding, whatever else the call says)
     check_expected(playbook, expected, "the playbook", key="version")
     view = playbook_view(playbook, path=where)
     kind = _kind(fields)
@@ -110,6 +111,7 @@ def deprecate(
 
 def _event_on(data: Any, edit: Edit, stamp: Stamp, entropy: str, expected: int | None) -> Learned:
     where, playbook = locate(data)
+    event_log(playbook)  # before the target is looked for: a v0.3 item is no learning
     check_expected(playbook, expected, "the playbook", key="version")
     view = playbook_view(playbook, path=where)
     if view.entry(edit.target) is None:

@@ -13,7 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
 from ..codecs.text import holds_markers
@@ -27,8 +27,7 @@ from ..sync.judge import (
     findings_said,
     judged,
     refuse_invalid,
-    refuse_rejected,
-    refuse_without_playbook,
+    refuse_unplayable,
 )
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
@@ -241,18 +240,15 @@ class Writer:
                 self.git.done(journal)
         return outcome, Written(target.rel, loaded is None, commit)
 
-    def _refuse_unplayable(self, rel: str, doc: Any, exc: Exception) -> None:
+    def _refuse_unplayable(self, rel: str, doc: Any, exc: VContextError) -> NoReturn:
         """A playbook write into a document without one (``NoPlaybookError``) or with a log
         of v0.3 items (``OldItemsLog``): validate's finding if it rejects the document,
         else the one line with the person's step (the server chose the file: by its name,
         or pinned)."""
-        place = self.store.place_of(rel)
-        if isinstance(exc, NoPlaybookError):
-            try:
-                refuse_without_playbook(rel, doc, place=place)
-            except NoPlaybookError as nope:
-                raise Refused("no-playbook", _no_playbook(rel, nope)) from None
-        refuse_rejected(rel, doc, place=place)
+        try:
+            refuse_unplayable(rel, doc, exc, place=self.store.place_of(rel))
+        except NoPlaybookError as nope:
+            raise Refused("no-playbook", _no_playbook(rel, nope)) from None
 
     def _commits(self) -> bool:
         return self.git is not None and self.git.commits()

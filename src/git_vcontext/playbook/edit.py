@@ -66,12 +66,7 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     derived from the content (reproducible with SOURCE_DATE_EPOCH).
     """
     where, playbook = locate(data)
-    log_key, log = log_of(playbook)
-    kind = log_kind(log)
-    if kind == "items":
-        raise OldItemsLog("refused", _not_an_event_log(kind))
-    if kind != "events":
-        raise Refused("refused", _not_an_event_log(kind))
+    log_key, log = event_log(playbook)
     view = playbook_view(playbook, path=where)
     entry = view.entry(edit.target)
     _check_target(edit, entry)
@@ -81,6 +76,20 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     new_playbook = _with_event(playbook, log_key, event)
     new_data = _replace_at(data, where, new_playbook, event["createdAt"])
     return Appended(new_data, event, _notes(entry))
+
+
+def event_log(playbook: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The playbook's log (its key, its list) when events can be appended to it: asked by
+    every playbook write before anything else of the playbook (a target, a count), so a log
+    of v0.3 items is ``OldItemsLog`` whatever the write (validate's finding then names the
+    rewrite), and an ACE one is refused naming its tool."""
+    log_key, log = log_of(playbook)
+    kind = log_kind(log)
+    if kind == "items":
+        raise OldItemsLog("refused", _not_an_event_log(kind))
+    if kind != "events":
+        raise Refused("refused", _not_an_event_log(kind))
+    return log_key, log
 
 
 class OldItemsLog(Refused):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..errors import OperationalError, ParseError, Refused
+from ..errors import NoPlaybookError, OperationalError, ParseError, Refused, VContextError
 from ..validation.model import command_path
 from ..validation.verdict import split
 from .advice import person
@@ -152,15 +152,21 @@ def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> Non
         raise Refused("rejected", rejected_message(rel, list(report.findings)))
 
 
-def refuse_without_playbook(rel: str, doc: Document, *, place: str | None = None) -> NoReturn:
-    """A playbook edit (``playbook add``, ``ace apply``, an MCP learning) found no playbook
-    in ``doc``: refused as any write into a document ``validate`` rejects when it does (its
-    findings name the way on: ``{"playbook": {"events": []}}``), else with the one line
-    naming the file (``playbook.view.no_playbook_in``)."""
+def refuse_unplayable(
+    rel: str, doc: Document, exc: VContextError, *, place: str | None = None
+) -> NoReturn:
+    """A playbook edit (``playbook add|update|deprecate``, ``ace apply``, an MCP learning)
+    the playbook layer refused (``NoPlaybookError``; ``playbook.edit.OldItemsLog``: a log of
+    v0.3 items; for ``ace apply``, any refusal): refused as any write into a document
+    ``validate`` rejects when it does (its findings name the way on: ``{"playbook":
+    {"events": []}}``, v0.3 items), else ``exc`` as it is, a missing playbook with the one
+    line naming the file (``playbook.view.no_playbook_in``). One place for every writer."""
     from ..playbook.view import no_playbook_in
 
     refuse_rejected(rel, doc, place=place)
-    raise no_playbook_in(rel, doc.data)
+    if isinstance(exc, NoPlaybookError):
+        raise no_playbook_in(rel, doc.data) from None
+    raise exc
 
 
 def _said(f: Finding) -> str:
