@@ -84,7 +84,7 @@ def main() -> None:
                 def one(
                     repo: pygit2.Repository = repo, chosen: list[str] = chosen, every: bool = every
                 ) -> None:
-                    checked(repo, "origin", "main", chosen, every, select=True)
+                    checked(repo, "origin", "main", chosen, every).selected(repo)
 
                 print(
                     f"{agents:3} agents, {label:5}: {_cpu(one, args.calls):7.1f} us CPU, "

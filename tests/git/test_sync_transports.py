@@ -1289,3 +1289,32 @@ def test_sync_that_stops_before_the_network_opens_no_ssh_connection(
         assert all("git-upload-pack" in line and " -N" not in f" {line}" for line in lines), lines
     else:
         assert not log.exists(), log.read_text()
+
+
+def test_sync_over_ssh_for_an_agent_only_the_remote_has_logs_in_once(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """PRODUCT.md, "Sync at scale" (issue 30: one connection per sync over ssh): the look
+    at the remote for an agent this clone never fetched goes through the sync's own link,
+    the sync's first command on it, so the whole sync is one key exchange and one login
+    (fails before: the look had a link of its own, 2 connections)."""
+    proxy = servers.DroppingProxy(sshd.port, every=0).start()  # counts the connections
+    try:
+        remote = served / "remote.git"
+        config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
+        _, [mine, theirs] = _ssh_team(tmp_path, sshd, remote, 2, clone_config=config)
+        soak.work(theirs, "agent-1", 0, soak.AgentLog("agent-1"))
+        assert _sync(theirs, "agent-1")["exit"] == 0
+        for ref in ("refs/heads/agents/agent-1", "refs/remotes/origin/agents/agent-1"):
+            soak.git(mine, "update-ref", "-d", ref, check=False)
+        before = proxy.connections
+        done = subprocess.run(
+            ["git", "vcontext", "sync", "agent-1", "--push", "origin"],
+            cwd=mine, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "agents/agent-1: created from origin/agents/agent-1" in done.stdout
+        assert proxy.connections - before == 1, proxy.connections - before
+        assert _until(lambda: proxy.open_connections == 0, 3), "the sync left it open"
+    finally:
+        proxy.stop()

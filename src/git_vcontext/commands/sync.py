@@ -23,8 +23,8 @@ def run(
         raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
     repo = open_repo(".")
     online = push is not None and not dry_run
-    given = checked(repo, push, into, agents, all_agents, select=online, report=print)
-    link = connected(repo, given, print) if online else None
+    given = checked(repo, push, into, agents, all_agents)
+    given, link = connected(repo, given, print) if online else (given, None)
     try:
         from ..workflow.sync import sync  # (a tenth of a second and more: ssh logs in meanwhile)
 

@@ -214,6 +214,7 @@ class Link:
         self.took: dict[str, float] = {}  # verb -> seconds its last command that worked took
         self._share = share
         self._ssh: SshShare | bool | None = None  # False: looked, nothing to share
+        self._ran = False  # a git command ran through it (its ssh logged in, or tried)
         # set for a remote on this machine: whether its receive-pack may skip gc --auto now
         self.quiet_receive: Callable[[], bool] | None = None
 
@@ -235,6 +236,7 @@ class Link:
         looks at the remote first). Other failures are returned as they are, for the caller
         to read."""
         backoff = Backoff()
+        self._ran = True
         if verb == "push" and self.quiet_receive is not None and self.quiet_receive():
             args = [f"--receive-pack={QUIET_RECEIVE}", *args]
         while True:
@@ -292,8 +294,10 @@ class Link:
         """Over ssh, start the shared connection now, in the background: its key exchange
         and login (a quarter of a second and more, most of what the first git command over
         ssh took) overlap the sync's local work instead of holding up its first command,
-        which waits for it (``SshShare.open``). Anything else: nothing to do."""
-        if isinstance(share := self._share_of(), SshShare):
+        which waits for it (``SshShare.open``). Nothing to do once a command ran through it
+        (its ssh logged in as the master, or git's next command logs in itself), nor for
+        anything but ssh."""
+        if not self._ran and isinstance(share := self._share_of(), SshShare):
             share.open()
 
     def ready(self) -> None:

@@ -27,53 +27,43 @@ class Given:
     all_agents: bool
     names: tuple[str, ...] | None
 
-    def selected(
-        self,
-        repo: Repository,
-        *,
-        look: bool = False,
-        report: Callable[[str], None] | None = None,
-    ) -> list[str]:
-        """The agents to sync, as selected already, else selected now (``look``: an agent
-        neither here nor as last fetched is looked for on the ``push`` remote first:
-        ``_look_for``; ``report``: told of each transient failure it tries again)."""
+    def selected(self, repo: Repository, *, link: Link | None = None) -> list[str]:
+        """The agents to sync, as selected already, else selected now (``link``: the sync's
+        own to the ``push`` remote, through which an agent neither here nor as last fetched
+        is looked for there first: ``_look_for``)."""
         from ..branches.agents import select_agents
 
         if self.names is not None:
             return list(self.names)
-        looked = None if not look or self.push is None else _look_for(repo, self.push, report)
+        looked = None if link is None else _look_for(repo, link)
         return select_agents(repo, self.asked, self.all_agents, _person, looked, self.push)
 
 
-def _look_for(
-    repo: Repository, remote: str, report: Callable[[str], None] | None
-) -> Callable[[list[str]], str]:
-    """``select_agents``'s look at ``remote`` (``remote.view.fetch_branches``: one fetch of
-    the agent branches named, as ``git fetch REMOTE BRANCH`` would bring them, their
-    remote-tracking branches included), through a link of its own that tries a transient
-    failure again until ``vcontext.syncTimeout``, as every other step of the sync on the
-    network (PRODUCT.md, "Sync at scale"), ``report`` told of each; what to add to the
-    refusal when it could not look."""
+def _look_for(repo: Repository, link: Link) -> Callable[[list[str]], str]:
+    """``select_agents``'s look at the remote of ``link`` (``remote.view.fetch_branches``:
+    one fetch of the agent branches named, as ``git fetch REMOTE BRANCH`` would bring them,
+    their remote-tracking branches included), through the sync's own link: a transient
+    failure is tried again until ``vcontext.syncTimeout``, as every other step of the sync
+    on the network (PRODUCT.md, "Sync at scale"), ``link.report`` told of each, and over
+    ssh its login is the sync's one; what to add to the refusal when it could not look."""
 
     def look(branches: list[str]) -> str:
         from ..errors import OperationalError
         from ..gitio import run_dir
         from ..gitio.refs import target
-        from ..gitio.transport import Link
         from ..remote.protocol import settings
         from ..remote.view import fetch_branches
 
-        link = Link(run_dir(repo), remote, report=report)
-        try:
+        remote = link.remote
+        if link.deadline is None:
             link.deadline = link.clock() + settings(repo).timeout
+        try:
             missing = fetch_branches(repo, run_dir(repo), remote, branches, link=link)
         except OperationalError as exc:
             return f" (looking at {remote} for it failed: {exc.one_line()})"
-        finally:
-            link.close()
         for branch in branches:  # found there, yet no remote-tracking branch keeps it
             if branch not in missing and target(repo, f"refs/heads/{branch}") is None:
-                _untracked(repo, remote, branch, report)
+                _untracked(repo, remote, branch, link.report)
         return ""
 
     return look
@@ -127,28 +117,17 @@ def _person(step: str) -> str:
 
 
 def checked(
-    repo: Repository,
-    push: str | None,
-    into: str | None,
-    agents: Sequence[str],
-    all_agents: bool,
-    *,
-    select: bool,
-    report: Callable[[str], None] | None = None,
+    repo: Repository, push: str | None, into: str | None, agents: Sequence[str], all_agents: bool
 ) -> Given:
-    """The remote, ``--into`` and (``select``) the agents, each checked as what it is
-    (hostile input over MCP: before git sees any of it; no agent branch: the sync stops
-    with no login to the server for it). Without ``select`` the agents are chosen later,
-    after an interrupted update is finished (a local sync). ``report``: told of each
-    transient failure the look for an agent on the remote tries again (``_look_for``)."""
+    """The remote and ``--into``, each checked as what it is (hostile input over MCP: before
+    git sees any of it). The agents are selected later: by ``connected`` for a sync that
+    pushes (through its link, before any other step on the network), else after an
+    interrupted update is finished (a local sync: ``Given.selected``)."""
     from ..gitio import operands
 
     remote = None if push is None else operands.remote(repo, push, "--push remote")
     base = None if into is None else operands.branch(into, "--into branch")
-    given = Given(remote, base, tuple(agents), all_agents, None)
-    if not select:
-        return given
-    return replace(given, names=tuple(given.selected(repo, look=True, report=report)))
+    return Given(remote, base, tuple(agents), all_agents, None)
 
 
 def base_remote(repo: Repository, agent: str) -> str | None:
@@ -183,14 +162,22 @@ def no_push(repo: Repository, agent: str) -> str | None:
         return None
 
 
-def connected(repo: Repository, given: Given, report: Callable[[str], None]) -> Link:
-    """The sync's link to the remote ``given`` (checked: ``checked``), its ssh connection
-    (if any) started now, in the background (``Link.begin``): the key exchange overlaps
-    the sync's local work up to its first git command. The caller closes it."""
+def connected(repo: Repository, given: Given, report: Callable[[str], None]) -> tuple[Given, Link]:
+    """The sync's link to the remote ``given`` names (checked: ``checked``) and the agents
+    selected through it (an agent only the remote has is looked for there: that fetch is
+    the link's first command, and over ssh its login the sync's one; no agent branch at
+    all: the sync stops with no login for it). Over ssh, when the look did not log in, the
+    connection starts now, in the background (``Link.begin``): the key exchange overlaps
+    the sync's local work up to its first git command. The caller closes the link."""
     from ..gitio import run_dir
     from ..gitio.transport import Link
 
     assert given.push is not None
     link = Link(run_dir(repo), given.push, report=report)
+    try:
+        given = replace(given, names=tuple(given.selected(repo, link=link)))
+    except BaseException:
+        link.close()
+        raise
     link.begin()
-    return link
+    return given, link

@@ -78,8 +78,9 @@ def sync(
     the arguments as given go no further). ``say`` tells what happened, line by line.
     ``checkout``: leave each pair that conflicts stopped in its agent's work tree.
     ``hints``: end each conflict with the commands to run next (the MCP server says its
-    own). ``link``: the sync's own to the ``push`` remote, made (and connected) by the
-    caller, who closes it; else one is made here. ``shown``: given each pair as it is said
+    own). ``link``: the sync's own to the ``push`` remote, made (and connected, the agents
+    ``given`` selected through it: ``link.connected``) by the caller, who closes it; else
+    one is made here, and the agents selected through it. ``shown``: given each pair as it is said
     (also when the sync fails later, e.g. a lock in the way: the MCP server still returns
     the conflicts). ``working_as``: (the agent running it,) as the caller knows it (the
     MCP server's own: never the environment's), None: ``agents.running_agent`` says (it
@@ -89,7 +90,7 @@ def sync(
     with explained(where, "sync"):
         mine = link is None and given.push is not None and not dry_run
         if mine:  # one per sync (over ssh its connection starts now: see connected)
-            link = connected(repo, given, say)
+            given, link = connected(repo, given, say)
         try:
             return _sync_with(repo, given, dry_run, checkout, say, warn, hints, link,
                               shown or _unseen, working_as)  # fmt: skip

@@ -67,9 +67,7 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
     working_as = (git_side.working_as(),)  # (mergedBy: this server's agent, never the env's)
 
     def given(repo: Repository) -> Given:  # hostile input: checked before git sees any
-        online = push is not None and not dry_run
-        into, every = args.get("into"), bool(args.get("all"))
-        return checked(repo, push, into, names, every, select=online, report=lines.append)
+        return checked(repo, push, args.get("into"), names, bool(args.get("all")))
 
     try:  # (the lock: one sync at a time here, as libgit2's timeouts are process-wide:
         # httpremote._time_limit)
