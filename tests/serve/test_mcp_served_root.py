@@ -292,8 +292,7 @@ def test_served_root_inside_a_vermas_folder_judges_documents_by_their_place(
     process = repo / ".work" / "processes" / "todo.json"
     process.parent.mkdir(parents=True)
     before = write_json(process, todo_document(["Write"], list_id="process"))
-    plain = repo / ".work" / ".vcontext" / "todo.json"
-    plain.parent.mkdir(parents=True)
+    plain = repo / ".work" / "plain.vcontext.json"  # (a name install's patterns route)
     write_json(plain, todo_document(["Write"], list_id="plain"))
     assert run_cli("install", "--local", cwd=repo).returncode == 0  # (routes .work/ files)
     run_git(repo, "add", "-A")
@@ -312,7 +311,7 @@ def test_served_root_inside_a_vermas_folder_judges_documents_by_their_place(
             )
             checked = await client.call_tool("vcontext_validate", {})
             taken = await client.call_tool(
-                "vbrief_update_todo", {"todoListId": ids[".vcontext/todo.json"], **done}
+                "vbrief_update_todo", {"todoListId": ids["plain.vcontext.json"], **done}
             )
             return refused, checked, taken
 
@@ -323,7 +322,7 @@ def test_served_root_inside_a_vermas_folder_judges_documents_by_their_place(
     assert process.read_bytes() == before  # nothing written
     assert "processes/todo.json:1:1: missing required field" in text(checked)
     assert not taken.is_error, text(taken)
-    assert run_cli("validate", ".work/.vcontext/todo.json", cwd=repo).returncode == 0
+    assert run_cli("validate", ".work/plain.vcontext.json", cwd=repo).returncode == 0
 
 
 def test_served_root_below_the_top_serves_by_the_repository_paths(tmp_path: Path) -> None:
@@ -361,3 +360,57 @@ def test_served_root_below_the_top_serves_by_the_repository_paths(tmp_path: Path
     assert work == {"processes/todo.json"}
     assert "processes/todo.json:1:1: missing required field" in work_said
     assert sub == set(), sub_said
+
+
+def test_m19_served_root_below_the_top_creates_only_what_git_routes(tmp_path: Path) -> None:
+    """PRODUCT.md "Where agents' platforms run it" and "One truth" (M19): one rule decides
+    what a served document is, for reading and for creating, and it is the set git routes
+    to the driver, which ``validate`` and the hook check. With ``--root sub`` the server
+    took ``sub/.vcontext/`` for the agents' memory by its served path: it created
+    ``sub/.vcontext/todo.json`` (and served one found there), a file install's
+    ``.vcontext/*.json`` (anchored at the top) does not route: git merged it by lines and
+    ``validate`` at the top said "no vContext files". Now the creation is refused, nothing
+    written, with the person's step; done as said, the same call creates the list, and
+    git, ``validate`` and the server agree on it."""
+    repo = new_repo(tmp_path / "repo")
+    assert run_cli("install", cwd=repo).returncode == 0
+    (repo / "sub").mkdir()
+    (repo / "sub" / "README").write_text("a package\n")
+    stray = repo / "sub" / ".vcontext" / "old" / "notes.json"  # vContext, routed by nothing
+    write_json(stray, todo_document(["stray"], list_id="stray"))
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "a package")
+    made = repo / "sub" / ".vcontext" / "todo.json"
+
+    async def create() -> tuple[set[str], Any]:
+        async with in_process(repo / "sub") as client:
+            paths = await _served_paths(client)
+            return paths, await client.call_tool("vbrief_create_todo", {"title": "Ship it"})
+
+    paths, refused = run(create)
+    assert paths == set()  # the stray list is no document for git either
+    assert refused.is_error, text(refused)
+    said = text(refused)
+    assert ".vcontext/todo.json: no install pattern or .gitattributes line routes it" in said
+    assert "nothing written" in said
+    assert "A PERSON MUST DO THIS" in said
+    assert not made.exists()
+    line = said.split("add the line '", 1)[1].split("'", 1)[0]
+    assert line == "sub/.vcontext/*.json merge=vcontext diff=vcontext"
+    with (repo / ".gitattributes").open("a") as fh:  # the person's step, as said
+        fh.write(line + "\n")
+    run_git(repo, "commit", "-q", "-m", "route sub's memory", "--", ".gitattributes")
+
+    paths, taken = run(create)
+    assert paths == set()  # (the line routes sub/.vcontext/*.json: not old/ below it)
+    assert not taken.is_error, text(taken)
+    assert made.exists()
+    attr = run_git(repo, "check-attr", "merge", "--", "sub/.vcontext/todo.json")
+    assert attr.stdout.strip().endswith("merge: vcontext")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "the agent's list")
+    checked = run_cli("validate", "--format", "json", cwd=repo)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    files = json.loads(checked.stdout)["files"]
+    assert [(f["path"], f["valid"]) for f in files] == [("sub/.vcontext/todo.json", True)]
+    assert b"sub/.vcontext/old/notes.json (not checked" in checked.stderr  # nor served

@@ -18,6 +18,7 @@ caller says something moved (git's index or HEAD changed: a checkout, a merge).
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 from collections.abc import Callable
@@ -47,6 +48,12 @@ CONVENTIONAL = {
 CONVENTIONAL_NAMES = frozenset(rel for paths in CONVENTIONAL.values() for rel in paths)
 """The current documents' conventional paths: served by their name (a playbook written before
 the family's info key had its present name says vContext only by its container)."""
+
+NOT_ROUTED = "no install pattern or .gitattributes line routes it to the vcontext driver"
+"""Why a path in a repository is not served (nor merged, nor validated by git's routing)."""
+
+_PLAIN_PATTERN = re.compile(r"[A-Za-z0-9._/*-]+")
+"""A path a ``.gitattributes`` pattern names as it is (no space, quote, glob or escape)."""
 
 COLD_LOOKS = 256
 """Folders without documents looked at per look (the rest on the next looks, in turn)."""
@@ -150,10 +157,11 @@ class Rule:
         """Whether a file found by the walk is a served document (read only to sniff)."""
         if self.patterned(rel) or self.declared(rel):
             return True
+        if not self.sniff:  # in a repository: what git routes to the driver, nothing else
+            return False
         if rel in CONVENTIONAL_NAMES:  # by name (the catalog reads its container)
             return True
-        memory = rel.startswith(MEMORY + "/")  # agents' memory folder: what says vContext
-        return (self.sniff or memory) and sniffed_vcontext(real)
+        return sniffed_vcontext(real)
 
     def refuses(self, rel: str) -> str | None:
         """Why a document at ``rel`` (perhaps not there yet) would not be served: the reason
@@ -173,10 +181,20 @@ class Rule:
                 return f"only {MEMORY}/ is served below {self.root} (no --root)"
             if rel_dir != MEMORY and self.ignored(rel_dir):
                 return f"git ignores {rel_dir}/"
-        in_memory = rel.startswith(MEMORY + "/")  # a document made there says vContext
-        if not (self.patterned(rel) or self.declared(rel) or self.sniff or in_memory):
-            return "no install pattern or .gitattributes line routes it to the vcontext driver"
+        if not (self.patterned(rel) or self.declared(rel) or self.sniff):
+            return NOT_ROUTED
         return None
+
+    def route_line(self, rel: str) -> str | None:
+        """The ``.gitattributes`` line at the repository's top that routes a document at
+        ``rel`` (the served path) and its siblings of that format to the driver, as
+        install's lines route ``.vcontext/`` at the top (None: a path such a line cannot
+        name plainly)."""
+        folder, _, name = (self.prefix + rel).rpartition("/")
+        pattern = f"{folder}/*{name[name.rfind('.') :]}"  # (a "/" inside: from the top)
+        if not folder or not _PLAIN_PATTERN.fullmatch(pattern):
+            return None  # (never "*.json": every JSON file of the repository)
+        return f"{pattern} merge=vcontext diff=vcontext"
 
 
 @dataclass

@@ -16,7 +16,7 @@ from ..errors import Refused
 from ..record import record
 from ..sync.advice import PERSON
 from .catalog import NOUN, SEGMENT, Catalog, Entry
-from .files import CONVENTIONAL, inside
+from .files import CONVENTIONAL, NOT_ROUTED, inside
 from .gitside import DEFAULT_AGENT, GitSide
 from .writer import Target, Writer, Written
 
@@ -118,10 +118,26 @@ class Service:
         if why is not None:  # one rule for reading and creating: nothing written unread
             raise Refused(
                 "not-served",
-                f"{rel}: {why}, so a document there would not be served; nothing written",
+                f"{rel}: {why}, so a document there would not be served; nothing written"
+                + self._way_to_route(rel, why),
             )
         fmt = "tron" if rel.endswith(".tron") else "json"
         return Target(rel, real, fmt, new)
+
+    def _way_to_route(self, rel: str, why: str) -> str:
+        """The person's step when a new document's place is one git does not route to the
+        driver (a served root below the top: install's ``.vcontext/`` lines name the
+        top's): the line that routes it, so the merge, ``validate`` and the hook take it
+        as the server would, or the top served."""
+        if why != NOT_ROUTED:
+            return ""
+        line = self.catalog.rule.route_line(rel)
+        route = (
+            f"add the line '{line}' to the .gitattributes at the repository's top and commit it"
+            if line is not None
+            else "route it to the vcontext driver in the .gitattributes at the repository's top"
+        )
+        return f" ({PERSON}{route}, or serve the repository's top)"
 
     def new_format(self) -> str:
         """The format of new documents: ``VCONTEXT_FORMAT``, else git config
