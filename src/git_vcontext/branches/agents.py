@@ -23,6 +23,11 @@ DEFAULT_PREFIX = "agents/"
 def agent_prefix(repo: Repository) -> str:
     """The branch prefix of agent branches, always ending in '/'."""
     prefix = (config_value(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
+    if prefix.startswith("-"):  # git takes such a name for an option: no branch, no advice
+        raise UsageError(
+            f"not a valid branch prefix: {prefix!r} (a branch name cannot start with '-'; "
+            f"git config vcontext.agentPrefix {DEFAULT_PREFIX})"
+        )
     return prefix if prefix.endswith("/") else prefix + "/"
 
 
