@@ -325,6 +325,21 @@ def test_an_agent_prefix_that_makes_no_branch_name_is_a_usage_error(repo: Path) 
     assert b"vcontext.agentPrefix" in proc.stderr
 
 
+def test_an_agent_prefix_git_takes_for_an_option_is_a_usage_error_everywhere(repo: Path) -> None:
+    """Nothing from outside reaches a command line unchecked: ``vcontext.agentPrefix=-x``
+    made ``fork alice`` create the branch ``-x/alice`` (git check-ref-format accepts it) and
+    advise ``git switch -x/alice``, which git reads as an option; sync and status went on
+    with it. Now every command that reads the prefix refuses it in one line, no branch made."""
+    run_git(repo, "config", "vcontext.agentPrefix", "-x")
+    for args in (("fork", "alice"), ("sync", "--all"), ("status",)):
+        proc = run_cli(*args, cwd=repo)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        [line] = proc.stderr.decode().splitlines()
+        assert "not a valid branch prefix: '-x'" in line, line
+        assert "git config vcontext.agentPrefix agents/" in line, line
+    assert run_git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/-x").stdout == ""
+
+
 def test_a_document_whose_file_name_is_not_utf8_is_forked_and_reported(repo: Path) -> None:
     name = os.fsdecode(b"notes-\xff.vcontext.json")
     write_json(repo, name, todo("t9"))

@@ -412,3 +412,34 @@ def test_a_single_branch_clone_is_told_the_fetch_that_brings_the_agent(tmp_path:
     again = vcx(clone, "sync", "cy")
     assert again.returncode == 0, again.stdout + again.stderr
     assert "c1" in {i["id"] for i in read(clone, TASKS)["todoList"]["items"]}
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["git", "in-process"])
+def test_an_agent_branch_force_pushed_since_the_last_fetch_is_taken_as_the_remote_has_it(
+    tmp_path: Path, in_process: bool
+) -> None:
+    """cy pushed c-old to its branch, the person's clone fetched it, then cy rewrote its
+    branch (c-old dropped, c-new instead) and force-pushed. The person's sync of cy made
+    agents/cy from the stale origin/agents/cy of the last fetch, then merged the rewritten
+    copy into it: the work cy had dropped came back into the base. An agent with no branch
+    here is taken from what the remote has now (the look: as ``git fetch`` then ``git
+    switch`` would make it), so only cy's present work lands."""
+    team: Team = setup(tmp_path, ["cy"])
+    cy, person = team.agents["cy"], team.person
+    git(person, "config", "vcontext.inProcessFetch", str(in_process).lower())
+    _work(cy, "cy", "c-old")
+    git(cy, "push", "-q", "origin", "agents/cy")
+    git(person, "fetch", "-q", "origin")
+    stale = tip(person, "origin/agents/cy")
+    git(cy, "reset", "-q", "--hard", "HEAD~1")
+    _work(cy, "cy", "c-new")
+    git(cy, "push", "-q", "--force", "origin", "agents/cy")
+    assert tip(person, "origin/agents/cy") == stale  # (not fetched since)
+
+    said = _lands(person, "cy")
+
+    assert tip(person, "agents/cy") == tip(team.remote, "agents/cy"), said
+    assert not _holds(person, stale, "agents/cy")
+    items = _items(team.remote)
+    assert "c-new" in items
+    assert "c-old" not in items

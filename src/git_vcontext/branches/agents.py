@@ -23,6 +23,11 @@ DEFAULT_PREFIX = "agents/"
 def agent_prefix(repo: Repository) -> str:
     """The branch prefix of agent branches, always ending in '/'."""
     prefix = (config_value(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
+    if prefix.startswith("-"):  # git takes such a name for an option: no branch, no advice
+        raise UsageError(
+            f"not a valid branch prefix: {prefix!r} (a branch name cannot start with '-'; "
+            f"git config vcontext.agentPrefix {DEFAULT_PREFIX})"
+        )
     return prefix if prefix.endswith("/") else prefix + "/"
 
 
@@ -301,11 +306,11 @@ def select_agents(
     or OperationalError when there are none: ``sync`` checks it before any network).
     ``advise``: how a step for the shell is said (``sync.advice.person``: marked as a
     person's to an agent with MCP tools alone). ``look``: for ``--push REMOTE``, one look
-    at that remote for the branches of the agents named that are neither here nor in what
-    was last fetched, which fetches those it has as ``git fetch`` would (then they are
-    taken as any remote's branch is); what it says when it could not look ("" when it
-    did). ``looked_at``: that remote, as named. An agent it does not find either is
-    refused, saying the remote has none either."""
+    at that remote for the branches of the agents named that have no branch here (known
+    from the last fetch or not: it may have been rewritten since), which fetches those it
+    has as ``git fetch`` would (then they are taken as any remote's branch is); what it
+    says when it could not look ("" when it did). ``looked_at``: that remote, as named.
+    An agent it does not find either is refused, saying the remote has none either."""
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:
@@ -315,11 +320,17 @@ def select_agents(
         return found
     if not names:
         raise UsageError("name the agents to sync, or pass --all")
-    absent = [n for n in dict.fromkeys(names) if agent_tip(repo, n) is None]
+    # lazy: the pre-push hook imports this module for agent_prefix only
+    from ..gitio.refs import target
+
+    elsewhere = [n for n in dict.fromkeys(names) if target(repo, agent_branch(repo, n)) is None]
+    absent = [n for n in elsewhere if agent_tip(repo, n) is None]
     said = ""
-    if absent and look is not None:  # neither here nor as last fetched: ask the remote
-        said = look([agent_branch(repo, n) for n in absent])
-        absent = [n for n in absent if agent_tip(repo, n) is None]
+    if elsewhere and look is not None:  # no branch here: the remote's as it is now (one
+        # force-pushed since the last fetch is not taken as it was: its dropped work would
+        # come back through the merge of its new copy)
+        said = look([agent_branch(repo, n) for n in elsewhere])
+        absent = [n for n in elsewhere if agent_tip(repo, n) is None]
     if absent and look is not None and looked_at is not None and not said:
         raise OperationalError(_nowhere(repo, absent[0], looked_at, advise))
     if absent:  # neither here nor on a remote

@@ -180,7 +180,7 @@ def missing_object(exc: BaseException) -> OperationalError:
         return OperationalError(f"cannot read the repository's history: {exc}")
     return OperationalError(
         f"the repository is corrupt: object {named.group(0)}, which its history needs, is "
-        "missing (git log stops there too; git fsck --full lists what else is); a fresh "
+        "missing (git fsck --full lists what else is); a fresh "
         "clone from a remote that has it brings it back"
     )
 

@@ -29,8 +29,8 @@ class Given:
 
     def selected(self, repo: Repository, *, link: Link | None = None) -> list[str]:
         """The agents to sync, as selected already, else selected now (``link``: the sync's
-        own to the ``push`` remote, through which an agent neither here nor as last fetched
-        is looked for there first: ``_look_for``)."""
+        own to the ``push`` remote, through which an agent with no branch here is looked
+        for there first, known from the last fetch or not: ``_look_for``)."""
         from ..branches.agents import select_agents
 
         if self.names is not None:
