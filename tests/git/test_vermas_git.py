@@ -141,48 +141,24 @@ def test_a_template_title_changed_on_both_sides_conflicts_on_that_line_only(repo
     assert block in text  # labels: git >= 2.44 only
 
 
+@pytest.mark.parametrize("rel", [TEMPLATE, "tpl/worker"], ids=["by-name", "by-content"])
 def test_m19_resolve_judges_a_template_as_validate_does_and_refuses_what_it_rejects(
-    repo: Path,
+    repo: Path, rel: str
 ) -> None:
     """One truth (M19): ``resolve`` judged a TOML template as a JSON vContext document, so a
     value breaking the template (a title that is a number) was written and staged, then
     rejected by ``validate`` and the hook. It is refused now, nothing written; a string
-    value resolves, is staged and validates."""
-    on_branch(repo, "agent-a", lambda r: replace(r, TEMPLATE, 'title = "Run tests"',
-                                                   'title = "Run all tests"'), "a")  # fmt: skip
-    replace(repo, TEMPLATE, 'title = "Run tests"', 'title = "Run unit tests"')
-    commit(repo, "main")
-    assert run_git(repo, "merge", "--no-edit", "agent-a", check=False).returncode == 1
-    listing = json.loads(run_cli("conflicts", TEMPLATE, "--format", "json", cwd=repo).stdout)
-    [ident] = [c["id"] for c in listing["files"][0]["conflicts"]]
-    marked = (repo / TEMPLATE).read_bytes()
-    bad = run_cli("resolve", TEMPLATE, "--conflict", ident, "--value", "5", cwd=repo)
-    assert bad.returncode == 2, bad.stdout + bad.stderr
-    assert b"must be a string" in bad.stderr
-    assert (repo / TEMPLATE).read_bytes() == marked  # nothing written
-    assert run_git(repo, "diff", "--name-only", "--diff-filter=U").stdout.strip() == TEMPLATE
-    good = run_cli("resolve", TEMPLATE, "--conflict", ident, "--value", '"Run every test"',
-                   cwd=repo)  # fmt: skip
-    assert good.returncode == 0, good.stdout + good.stderr
-    assert run_cli("validate", TEMPLATE, cwd=repo).returncode == 0
-    assert run_git(repo, "commit", "-q", "--no-edit", check=False).returncode == 0
-
-
-def test_m19_resolve_judges_a_template_without_toml_in_its_name_as_validate_does(
-    repo: Path,
-) -> None:
-    """One truth (M19): a template ``.gitattributes`` routes to the driver under a name
-    that announces no format (``tpl/worker``) is TOML by its content for ``validate`` and
-    for the merge; ``resolve`` judged the resolution as JSON (the name's format, else
-    JSON), so a title that is a number was written and staged, then rejected by
-    ``validate``. Refused now, nothing written; a string resolves and validates."""
-    rel = "tpl/worker"
-    (repo / "tpl").mkdir()
-    shutil.copy(repo / TEMPLATE, repo / rel)
-    with (repo / ".gitattributes").open("a") as fh:
-        fh.write("tpl/* merge=vcontext diff=vcontext\n")
-    commit(repo, "a template by hand")
-    assert run_cli("validate", rel, cwd=repo).returncode == 0
+    value resolves, is staged and validates. ``by-content``: a template ``.gitattributes``
+    routes to the driver under a name that announces no format (``tpl/worker``) is TOML by
+    its content for ``validate`` and the merge; ``resolve`` judged it as JSON (the name's
+    format, else JSON) until it took the format the document was read in."""
+    if rel != TEMPLATE:
+        (repo / "tpl").mkdir()
+        shutil.copy(repo / TEMPLATE, repo / rel)
+        with (repo / ".gitattributes").open("a") as fh:
+            fh.write("tpl/* merge=vcontext diff=vcontext\n")
+        commit(repo, "a template by hand")
+        assert run_cli("validate", rel, cwd=repo).returncode == 0
     on_branch(repo, "agent-a", lambda r: replace(r, rel, 'title = "Run tests"',
                                                    'title = "Run all tests"'), "a")  # fmt: skip
     replace(repo, rel, 'title = "Run tests"', 'title = "Run unit tests"')
@@ -195,9 +171,11 @@ def test_m19_resolve_judges_a_template_without_toml_in_its_name_as_validate_does
     assert bad.returncode == 2, bad.stdout + bad.stderr
     assert b"must be a string" in bad.stderr
     assert (repo / rel).read_bytes() == marked  # nothing written
+    assert run_git(repo, "diff", "--name-only", "--diff-filter=U").stdout.strip() == rel
     good = run_cli("resolve", rel, "--conflict", ident, "--value", '"Run every test"', cwd=repo)
     assert good.returncode == 0, good.stdout + good.stderr
     assert run_cli("validate", rel, cwd=repo).returncode == 0
+    assert run_git(repo, "commit", "-q", "--no-edit", check=False).returncode == 0
 
 
 def test_an_unparsable_template_side_falls_back_to_lines_m16(repo: Path) -> None:
