@@ -20,11 +20,10 @@ from ..gitio.cutwalk import parent_commits
 from ..gitio.diffs import changes
 from ..gitio.objects import blob_bytes, tree_blob, tree_entries
 from ..validation.history import (
-    CHANGELOG_REMOVED,
-    DELETED,
     by_content,
     check_change,
     check_merge_arrival,
+    drop_allows,
     event_ids,
 )
 from ..validation.model import SYMLINK as SYMLINK_FINDING
@@ -96,7 +95,7 @@ class Checker:
         self._outside_twins(commit, outside, found)
         if says_drop(commit.message):  # a document deleted on purpose (a plan)
             for path, findings in found.items():
-                found[path] = [f for f in findings if not _deleted_log(f)]
+                found[path] = [f for f in findings if not drop_allows(f)]
         result = {path: findings for path, findings in found.items() if findings}
         self.cache.put_files(key, result)
         return result
@@ -377,11 +376,6 @@ def _case_notes(tree: Tree, changed: list[FileChange], found: Found) -> None:
     for path in sorted(added):
         if twins := case_twins(path, tree, tree_entries):
             found.setdefault(path, []).append(case_collision(twins))
-
-
-def _deleted_log(finding: Finding) -> bool:
-    """A whole document's ``changeLog`` deleted with it (what ``Vcontext-Drop:`` allows)."""
-    return finding.rule == CHANGELOG_REMOVED and finding.pointer == DELETED
 
 
 def _left(change: FileChange, wanted: Callable[[str], bool]) -> FileChange:

@@ -262,6 +262,18 @@ def _deleted(old: JsonValue) -> list[Finding]:
     return out
 
 
+def drop_allows(finding: Finding) -> bool:
+    """A whole document's ``changeLog`` deleted with it: what a commit saying
+    ``Vcontext-Drop:`` may do (a deleted plan); events never (``prepush.verdicts``)."""
+    return finding.rule == CHANGELOG_REMOVED and finding.pointer == DELETED
+
+
+def undroppable(old: JsonValue) -> list[Finding]:
+    """What deleting a document holding ``old`` breaks even in a commit that says
+    ``Vcontext-Drop:`` (its events): a writer asks it before deleting a whole document."""
+    return [f for f in _deleted(old) if not drop_allows(f)]
+
+
 def event_ids(raw: bytes, path: str) -> frozenset[Any]:
     """The identities of the append-only records a file holds (playbook ``eventId``s, JSONL
     ``event_id``s, its containers' ``changeLog`` entries, by content); empty when it holds

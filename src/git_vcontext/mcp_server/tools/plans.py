@@ -146,6 +146,7 @@ def delete_plan(svc: Service, args: dict[str, Any]) -> Answer:
     def check(data: Any) -> None:
         plan = plans.plan_of(data)
         check_expected(plan, expected, "the plan")
+        _refuse_undroppable(entry.rel, data)
         if isinstance(plan.get("title"), str):
             title.append(plan["title"])
 
@@ -156,3 +157,19 @@ def delete_plan(svc: Service, args: dict[str, Any]) -> Answer:
         lambda: f"deleted plan {entry.id}" + (f": {title[0]}" if title else ""),
     )
     return Answer(f"Deleted plan {entry.id} ({entry.rel}){committed_text(out)}", out)
+
+
+def _refuse_undroppable(rel: str, data: Any) -> None:
+    """A plan whose deletion ``check`` rejects even with the ``Vcontext-Drop:`` trailer
+    the deletion's commit carries (the playbook events it holds: event logs are
+    append-only) is refused, nothing deleted: what the server deletes, the checks accept."""
+    from ...validation.history import undroppable
+
+    for finding in undroppable(data):
+        raise Refused(
+            "append-only",
+            f"{rel}: nothing deleted: it holds playbook events, and event logs are "
+            f"append-only: no commit may delete them, not even one saying Vcontext-Drop "
+            f"[{finding.rule}]; to retire the plan, set its status instead "
+            f"(vbrief_update_plan, status cancelled or completed)",
+        )
