@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.sync.advice import PERSON
+from helpers.guard import SEQUENCED
 from helpers.mcp_support import in_process, run, text
 from helpers.playbook import ace_plan
 from helpers.run import run_cli, run_git
@@ -523,16 +525,25 @@ def test_a_playbook_writer_never_says_validate_rejects_a_file_validate_skips(
     assert viewed.stderr.decode() == said
 
 
+@pytest.mark.parametrize("held", ["bare-events", "todo-with-changelog"])
 def test_an_mcp_playbook_write_into_a_file_without_one_names_a_step_that_leads_on(
-    git_repo: Path,
+    git_repo: Path, held: str
 ) -> None:
     """Advice leads somewhere (refusals: what, why, what to do). A bare ``{"events": []}``
     at ``.vcontext/playbook.json`` is the server's playbook by its name; a learning written
     there was refused with "no playbook in this document" alone, and every retry the same:
-    no step for the agent or its person. Now the person's step (move it aside); done, the
-    same call writes a playbook there that validate accepts (fails before: no step)."""
+    no step for the agent or its person. Now the person's step, as commands; done through a
+    shell, the same call writes a playbook there that validate accepts, and the commits
+    pass the hook and the guarded remote (M19). ``todo-with-changelog``: a todo list there
+    (the corpus: a changeLog) moved aside as first said ("move it aside": out of the
+    vContext files, or in the new playbook's commit) lost its changeLog from the checked
+    history and ``check``, the hook and the guard rejected the commit
+    [history-changelog-removed]; the step moves it to a name the patterns route, in a
+    commit of its own."""
     rel = ".vcontext/playbook.json"
-    path, _ = _setup(git_repo, rel, {"events": []})
+    data = {"events": []} if held == "bare-events" else copy.deepcopy(SEQUENCED)
+    path, remote = _setup(git_repo, rel, data)
+    _pushed(git_repo, remote, "main")
     learning = {"category": "patterns", "content": "Retry once"}
 
     async def write() -> Any:
@@ -542,13 +553,19 @@ def test_an_mcp_playbook_write_into_a_file_without_one_names_a_step_that_leads_o
     refused = run(write)
     said = text(refused)
     assert refused.is_error, said
-    assert said.startswith(f"{rel}: no playbook in this document; nothing written; "), said
-    assert f"{PERSON}move {rel} aside" in said, said
-    assert json.loads(path.read_text()) == {"events": []}
-
-    path.rename(git_repo / "events-aside.json")  # the person's step
+    assert said.startswith(f"{rel}: no playbook in this document"), said
+    assert f"; nothing written; {PERSON}move {rel} aside" in said, said
+    assert json.loads(path.read_text()) == data
+    step = "git mv " + said.split(": git mv ", 1)[1].split("; then write again", 1)[0]
+    done = subprocess.run(step, shell=True, cwd=git_repo, capture_output=True, text=True)
+    assert done.returncode == 0, (step, done.stdout, done.stderr)
+    assert json.loads((git_repo / ".vcontext" / "moved-playbook.json").read_text()) == data
     taken = run(write)
     assert not taken.is_error, text(taken)
     assert "playbook" in json.loads(path.read_text())
     code, shown = _validate(git_repo, rel)
     assert code == 0, shown
+    commit_all(git_repo, "the learning")
+    checked = run_cli("check", "HEAD~2..HEAD", cwd=git_repo)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    _pushed(git_repo, remote, "main")  # the hook, then the guarded remote

@@ -248,7 +248,9 @@ class Writer:
         try:
             refuse_unplayable(rel, doc, exc, place=self.store.place_of(rel))
         except NoPlaybookError as nope:
-            raise Refused("no-playbook", _no_playbook(rel, nope)) from None
+            raise Refused(
+                "no-playbook", _no_playbook(rel, self.store.place_of(rel) or rel, nope)
+            ) from None
 
     def _commits(self) -> bool:
         return self.git is not None and self.git.commits()
@@ -528,15 +530,25 @@ def _parses(raw: bytes, rel: str) -> bool:
     return True
 
 
-def _no_playbook(rel: str, exc: NoPlaybookError) -> str:
+def _no_playbook(rel: str, path: str, exc: NoPlaybookError) -> str:
     """A playbook write into the file the server took for the playbook (its conventional
     name, or ``--playbook``) that holds none: the one line (``no_playbook_in``), and the
-    person's step, which no tool can take (any write into it is refused the same way)."""
+    person's step, which no tool can take (any write into it is refused the same way).
+    The step moves the file (``path``: in the repository) to ``moved-NAME`` beside it, a
+    name the same patterns route, in a commit of its own: its ``changeLog`` and events
+    stay in the checked history (moved out of the vContext files, or replaced at its name
+    in the commit of the new playbook, ``check`` and the hook reject them as removed)."""
     from ..sync.advice import PERSON
+    from ..validation.model import command_path, command_word
 
+    folder, _, name = path.rpartition("/")
+    moved = f"{folder}/moved-{name}" if folder else f"moved-{name}"
+    both = f"{command_path(path)} {command_path(moved)}"
+    message = command_word(f"Move {name} aside")
     return (
         f"{exc.one_line()}; nothing written; {PERSON}move {rel} aside (it is not a "
-        "playbook), then write again: the playbook the server serves then takes it, or a new "
+        f"playbook) in a commit of its own: git mv -- {both} && git commit -m {message} -- "
+        f"{both}; then write again: the playbook the server serves then takes it, or a new "
         f"one is started at {rel}"
     )
 
