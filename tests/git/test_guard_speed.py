@@ -116,6 +116,35 @@ def test_guard_without_a_prefix_set_lets_agent_branches_carry_forks(repo: Path) 
     assert run_git(repo, "ls-remote", "origin", "agents/carol").stdout.startswith(merge)
 
 
+@pytest.mark.parametrize("ref", ["agents/dave", "notes"])
+def test_guard_light_path_refuses_no_agent_prefix_the_full_check_refuses(
+    repo: Path, remote: Path, ref: str
+) -> None:
+    """One truth (PRODUCT.md "The remote guards itself"; the light path only ever lets
+    through less than the full check): ``vcontext.agentPrefix = -x`` on the server is
+    refused by every command that reads the prefix, the full check among them, in one line
+    (exit 2, the setting named). The light path took it as a prefix and let an ordinary
+    push in; now it leaves the push to the full check, which refuses it: nothing moves."""
+    run_git(remote, "config", "vcontext.agentPrefix", "-x")
+    run_git(repo, "switch", "-q", "-c", ref)
+    events = playbook(event("e1", "first"), event("e2", "second"), event("e3", "3"))
+    (repo / PLAYBOOK).write_text(json.dumps(events, indent=2) + "\n")
+    commit(repo, "dave learns")
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", ref)
+
+    assert proc.returncode != 0, proc.stderr
+    said = [line for line in remote_lines(proc.stderr) if "agentPrefix" in line]
+    assert len(said) == 1, proc.stderr
+    assert "not a valid branch prefix: '-x'" in said[0]
+    assert "git config vcontext.agentPrefix agents/" in said[0]
+    assert "Traceback" not in proc.stderr
+    assert refs(remote) == before
+    run_git(remote, "config", "vcontext.agentPrefix", "agents/")  # the line's own fix
+    assert sneak(repo, "origin", ref).returncode == 0
+
+
 def _started(trace: Path) -> list[list[str]]:
     """The argv of every git process a trace2 event file records."""
     starts = [json.loads(line) for line in trace.read_text().splitlines()]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import ExitCode, OperationalError
+from ..errors import ExitCode, OperationalError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,8 +66,8 @@ def judge(text: str | None) -> tuple[int, bool]:
         if not touches_mark(text) and _light(text):
             return int(ExitCode.OK), True
         return _check(text), False
-    except OperationalError as exc:
-        raise OperationalError(
+    except (OperationalError, UsageError) as exc:  # (a setting of the server's refused:
+        raise OperationalError(  # the hook passes on exit 3's one line, not exit 2's)
             f"the guard could not check this push, so it is refused: {exc.message}"
         ) from None
     except ImportError as exc:  # a dependency gone from the server (pygit2, ...)

@@ -74,6 +74,7 @@ class Light:
             self.objects.close()
 
     def _clean(self, updates: list[RefUpdate]) -> bool:
+        self._prefix()  # the full check reads it for every push, and refuses one it refuses
         default = _default_branch(self.git_dir)
         remembered = deleted_tips(self.git_dir, SERVER)
         if remembered is None:
@@ -248,9 +249,13 @@ class Light:
         return False
 
     def _prefix(self) -> str:
-        """The agent prefix (``branches.agents.agent_prefix``), read with git config."""
+        """The agent prefix (``branches.agents.agent_prefix``), read with git config; one
+        that command refuses (starting with '-') is ValueError here: the full check refuses
+        the push in that command's one line."""
         if self.prefix is None:
             found = (config_value(self.git_dir, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
+            if found.startswith("-"):
+                raise ValueError("an agent prefix agent_prefix refuses")
             self.prefix = found if found.endswith("/") else found + "/"
         return self.prefix
 
