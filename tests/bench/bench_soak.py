@@ -112,6 +112,11 @@ def main() -> int:
         "--git-looks", action="store_true",
         help="vcontext.inProcessHttp=false: every look over HTTP through git.",
     )  # fmt: skip
+    parser.add_argument(
+        "--server-config", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+        help="git config KEY VALUE in the remote once made (repeatable; e.g. what doctor notes: "
+        "receive.unpackLimit=1).",
+    )  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep the repositories.")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caching on, as after an install
@@ -134,6 +139,14 @@ def main() -> int:
     if summaries and (len(summaries) > 1 or args.transport != ["path"]):
         _compare(summaries, args)
     return 1 if failed else 0
+
+
+def _setting(text: str) -> tuple[str, str]:
+    """``--server-config``'s KEY=VALUE: a git config key (section.name) and its value."""
+    key, sign, said = text.partition("=")
+    if not sign or "." not in key.strip(".") or not key.replace(".", "").replace("-", "").isalnum():
+        raise argparse.ArgumentTypeError(f"not KEY=VALUE with a git config key: {text!r}")
+    return key, said
 
 
 @contextmanager
@@ -282,6 +295,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
             root, args.agents, args.rounds, not args.no_hooks, args.server, config, args.guard,
             remote=where.remote, url=where.url, clone_config=where.clone_config, env=env,
             ready=ready, seeded=where.seeded, install_late=where.seeded is not None,
+            remote_config=dict(args.server_config),
         )  # fmt: skip
         server_cpu.append(where.cpu())
         asked.append(where.requests())
@@ -298,6 +312,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     n_lost = sum(len(v) for v in missing.values())
     design = "server" if args.server else "lease off" if args.no_lease else "lease"
     design += ", guard on the remote" if args.server or args.guard else ""
+    design += "".join(f", remote's {k}={v}" for k, v in args.server_config)
     over = TITLES[transport] + (f" ({where.front})" if where.front else "")
     print(
         f"soak: {args.agents} agents × {args.rounds} rounds against one bare remote over "

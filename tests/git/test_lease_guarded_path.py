@@ -305,3 +305,36 @@ def test_a_team_with_a_fixed_clock_agrees_with_the_guard_and_validate(tmp_path: 
     soak.work(clone, "agent-0", 2, soak.AgentLog("agent-0"))
     pushed = run_git(clone, "push", "origin", "HEAD:refs/heads/agents/agent-0", check=False)
     assert pushed.returncode == 0, pushed.stderr
+
+
+def test_a_guarded_remote_set_as_doctor_advises_loses_nothing(tmp_path: Path) -> None:
+    """``doctor`` in a bare repository advises ``git config receive.unpackLimit 1`` (each of
+    sync's small pushes kept as the pack it came in); a remote set so, with the guard, takes
+    a team's rounds as it takes them with git's default: the pushes arrive packed (the
+    guard reads them in its quarantine as packs, not loose objects), no sync gives up,
+    nothing is lost, every document validates, and doctor notes nothing more (one truth,
+    PRODUCT.md "The remote guards itself", "Sync at scale")."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("SOURCE_DATE_EPOCH", raising=False)  # event ids need their entropy
+        run = soak.soak(tmp_path, 3, 3, guard=True, remote_config={"receive.unpackLimit": "1"})
+    assert run_git(run.remote, "config", "receive.unpackLimit").stdout.strip() == "1"
+    outputs = [s["output"] for log in run.logs for s in log.syncs] + [
+        s["output"] for s in run.final_syncs
+    ]
+    exits = [s["exit"] for log in run.logs for s in log.syncs] + [
+        s["exit"] for s in run.final_syncs
+    ]
+    assert exits == [0] * len(exits), [o for o, e in zip(outputs, exits, strict=True) if e]
+    assert not [o for o in outputs if "Traceback" in o or "CONFLICT" in o]
+    assert soak.last_rounds_missing(run, run.at_end) == []
+    fresh = soak.fresh_clone(run, tmp_path)
+    docs = soak.documents(fresh)
+    assert soak.lost(run, docs) == {"items": [], "plan_items": [], "events": [], "changes": []}
+    assert soak.duplicates(docs) == []
+    checked = soak.vcontext(fresh, "validate", check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    packs = list((run.remote / "objects" / "pack").glob("*.pack"))
+    assert len(packs) > 3, "the pushes were kept as packs"
+    doctor = soak.vcontext(run.remote, "doctor", check=False)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "unpackLimit" not in doctor.stdout

@@ -134,6 +134,7 @@ def setup(
     clone_config: CloneConfig | None = None,
     seeded: Callable[[Path], None] | None = None,
     install_late: bool = False,
+    remote_config: Mapping[str, str] | None = None,
 ) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
     (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
@@ -145,9 +146,13 @@ def setup(
     config the clones are made with (``git clone -c``: e.g. ``core.sshCommand``), or a
     function of the agent's name that says it; ``seeded``: called with the remote once the
     seed is on it, before the clones are made (e.g. to give it to a server's user);
-    ``install_late``: ``install --server`` after that, in the repository as that user's."""
+    ``install_late``: ``install --server`` after that, in the repository as that user's;
+    ``remote_config``: git config set in the bare remote once it is made, as its owner
+    would (e.g. ``receive.unpackLimit``, which ``doctor`` notes)."""
     remote = remote or root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
+    for key, said in (remote_config or {}).items():
+        git(remote, "config", "--", key, said)
     installed = ["install", "--server"] if server else ["install", "--server", "--guard"]
     if (server or guard) and not install_late:
         vcontext(remote, *installed)
@@ -512,18 +517,20 @@ def soak(
     ready: Callable[[list[Path]], None] | None = None,
     seeded: Callable[[Path], None] | None = None,
     install_late: bool = False,
+    remote_config: Mapping[str, str] | None = None,
 ) -> SoakRun:
     """Set up, run ``agents`` processes concurrently, then let every agent sync once more
     (``config``: git config for every clone; ``guard``: the remote runs the guard;
     ``remote``, ``url``, ``clone_config``: see ``setup``; ``env``: added to the agent
     processes' environment (None: a variable removed from it); ``ready``: called with the
-    clones once they are made, before the agents start; ``seeded``, ``install_late``: see
-    ``setup``)."""
+    clones once they are made, before the agents start; ``seeded``, ``install_late``,
+    ``remote_config``: see ``setup``)."""
     import resource
 
     remote, clones = setup(
         root, agents, hooks, server, config, guard, remote=remote, url=url,
         clone_config=clone_config, seeded=seeded, install_late=install_late,
+        remote_config=remote_config,
     )  # fmt: skip
     if ready is not None:
         ready(clones)
