@@ -11,6 +11,8 @@ agent as author and the person as committer. Issue 37, finding 3; issue 27 (auth
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -354,3 +356,58 @@ def test_git_state_write_the_index_of_a_stopped_merge_no_longer_takes_says_writt
     assert f"git add -- {TODO}" in note
     run_git(alice, "add", TODO)  # the person's step: the merge now takes the write
     assert show(alice, f":{TODO}")["todoList"]["items"][2]["status"] == "completed"
+
+
+@pytest.mark.parametrize("title", ["R1", "it's $(touch pwned) `touch pwned`"])
+def test_git_state_a_delete_staged_into_a_stopped_merge_names_the_trailer_its_commit_needs(
+    alice: Path, git_repo: Path, tmp_path: Path, title: str
+) -> None:
+    """A plan deleted by MCP during a stopped merge is staged into the merge, not committed
+    (the person's ``git commit`` makes the merge): a deleted document's records pass the
+    checks only in a commit that says it means it (a ``Vcontext-Drop:`` trailer, which the
+    server's own commits carry). The answer said nothing of it, and the merge committed
+    as the person usually does was refused by check and the hook. Now the answer names
+    the command (an agent's title in it quoted for the shell: running it runs nothing
+    else); followed, the merge commit passes check and the pre-push hook."""
+    run_cli("install", cwd=git_repo)
+
+    async def updated() -> None:
+        async with stdio(alice) as client:
+            done = await client.call_tool("vbrief_update_plan", {"id": "release", "title": title})
+            assert not done.is_error, text(done)
+
+    run(updated)  # the plan holds a changeLog now
+    _stopped_merge(alice, git_repo)
+
+    async def deleted() -> str:
+        async with stdio(alice) as client:
+            gone = await client.call_tool("vbrief_delete_plan", {"id": "release"})
+            assert not gone.is_error, text(gone)
+            assert "commit" not in gone.structured_content
+            return text(gone)
+
+    said = run(deleted)
+    trailer = f"Vcontext-Drop: deleted plan release: {title} (vbrief_delete_plan)"
+    step = f"git commit --no-edit --trailer {shlex.quote(trailer)}"
+    assert step in said, said
+    run_git(alice, "add", "notes.txt")  # the person settles the merge's own conflict
+    tree = run_git(alice, "write-tree").stdout.strip()
+    plain = run_git(
+        alice, "commit-tree", tree, "-p", "HEAD", "-p", "MERGE_HEAD", "-m", "Merge main"
+    ).stdout.strip()  # the merge as committed without the trailer
+    refused = run_cli("check", f"{plain}^..{plain}", cwd=alice)
+    assert refused.returncode == 1, refused.stdout.decode() + refused.stderr.decode()
+
+    done = subprocess.run(step, shell=True, cwd=alice, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(run_git(alice, "log", "-1", "--format=%P").stdout.split()) == 2
+    assert trailer in run_git(alice, "log", "-1", "--format=%B").stdout.splitlines()
+    assert not (alice / "pwned").exists()
+    checked = run_cli("check", "HEAD^..HEAD", cwd=alice)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+    assert not (alice / "plans/release.vcontext.tron").exists()
+    bare = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(bare))
+    pushed = run_git(alice, "push", "-q", str(bare), "agents/alice", check=False)
+    assert pushed.returncode == 0, pushed.stderr
+    assert "git-vcontext" in (git_repo / ".git" / "hooks" / "pre-push").read_text()

@@ -40,7 +40,7 @@ from ..gitio.fileset import work_tree_files
 from ..gitio.index import tracked_paths
 from ..gitio.places import common_dir
 from ..sync.advice import PERSON, finish_or_abort
-from ..validation.model import command_path
+from ..validation.model import command_path, command_word
 from .files import Watched, contents
 
 if TYPE_CHECKING:
@@ -64,6 +64,21 @@ STAGED_INTO = ("merge", "cherry pick", "cherrypick", "revert")
 REPLAYS = ("rebase", "apply mailbox")
 """Stopped operations that refuse writes: they replay commits one by one."""
 
+
+
+def _drop_step(message: str) -> str:
+    """The command that commits a removal staged into a stopped merge (cherry-pick, revert)
+    with the ``Vcontext-Drop:`` trailer of the server's own message: without it check and
+    the hooks refuse the records the deleted document held."""
+    from ..branches.commits import SAID
+
+    trailer = next((ln for ln in message.splitlines() if ln.startswith(SAID)), None)
+    if trailer is None:
+        return ""
+    return (
+        "; its commit must say the deletion is meant: git commit --no-edit --trailer "
+        + command_word(trailer)
+    )
 
 class GitSide:
     """One pygit2 repository used under a lock (tools run in worker threads)."""
@@ -399,7 +414,8 @@ class GitSide:
                 busy = in_progress(self.repo)
                 if busy is not None and busy.startswith(STAGED_INTO):
                     note = set_staged(self.repo, path, None)
-                    return Committed(None, note or f"removal staged into the {busy} in progress")
+                    said = note or f"removal staged into the {busy} in progress"
+                    return Committed(None, said + _drop_step(message))
                 head, _ = head_entry(self.repo, path)
                 if head is None:
                     return Committed(None, "not in the last commit: nothing to commit")
