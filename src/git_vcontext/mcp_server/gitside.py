@@ -65,7 +65,6 @@ REPLAYS = ("rebase", "apply mailbox")
 """Stopped operations that refuse writes: they replay commits one by one."""
 
 
-
 def _drop_step(message: str) -> str:
     """The command that commits a removal staged into a stopped merge (cherry-pick, revert)
     with the ``Vcontext-Drop:`` trailer of the server's own message: without it check and
@@ -79,6 +78,7 @@ def _drop_step(message: str) -> str:
         "; its commit must say the deletion is meant: git commit --no-edit --trailer "
         + command_word(trailer)
     )
+
 
 class GitSide:
     """One pygit2 repository used under a lock (tools run in worker threads)."""
