@@ -23,7 +23,7 @@ from helpers.guard import (
     sneak,
 )
 from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook
-from helpers.run import run_git
+from helpers.run import run_cli, run_git
 
 
 @pytest.fixture(autouse=True)
@@ -141,7 +141,13 @@ def test_guard_light_path_refuses_no_agent_prefix_the_full_check_refuses(
     assert "git config vcontext.agentPrefix agents/" in said[0]
     assert "Traceback" not in proc.stderr
     assert refs(remote) == before
+    doctor = run_cli("doctor", cwd=remote)  # one truth: doctor on the server says so
+    shown = doctor.stdout.decode()
+    assert doctor.returncode == 1, shown + doctor.stderr.decode()
+    assert "not a valid branch prefix: '-x'" in shown
+    assert "the guard refuses every push here" in shown
     run_git(remote, "config", "vcontext.agentPrefix", "agents/")  # the line's own fix
+    assert "agentPrefix" not in run_cli("doctor", cwd=remote).stdout.decode()
     assert sneak(repo, "origin", ref).returncode == 0
 
 

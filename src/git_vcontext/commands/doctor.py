@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..document import matches_file_patterns
-from ..errors import ExitCode
+from ..errors import ExitCode, UsageError
 from ..fsio import permitted
 from ..gitio import git, open_repo
 from ..gitio.places import EMPTY_HOOKS_PATH, configured_hooks, nowhere
@@ -504,9 +504,21 @@ def _server(where: Path, report: Report) -> int:
     _guard(folder, where, report)
     _integration(folder, where, report, setup.marked(where))
     _overrides(where, report)
+    _agent_prefix(where, report)
     _unpack_limit(where, report)
     _server_ownership(where, report)
     return _print(report)
+
+
+def _agent_prefix(where: Path, report: Report) -> None:
+    """A ``vcontext.agentPrefix`` the commands refuse (``branches.agents.agent_prefix``, the
+    guard's full check's own reading) makes the guard refuse every push."""
+    from ..branches.agents import agent_prefix
+
+    try:
+        agent_prefix(open_repo(where))
+    except UsageError as exc:
+        report.problems.append(f"{exc.message}: the guard refuses every push here")
 
 
 def _guard(folder: Path, where: Path, report: Report) -> None:
