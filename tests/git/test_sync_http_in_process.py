@@ -464,3 +464,160 @@ def test_sync_over_http_a_remote_with_two_thousand_refs_is_still_looked_at_in_pr
     view.fetch()
     assert not view.http.failed
     assert http.requests - asked == 1
+
+
+def _served(http: servers.HttpFront) -> list[str]:
+    """Every request the front serves from now on, as ``METHOD path`` (a list that grows)."""
+    served: list[str] = []
+    backend = http.backend
+
+    def logged(request: object, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        served.append(f"{request.command} {request.path.partition('?')[0]}")  # type: ignore[attr-defined]
+        return backend(request, body)  # type: ignore[arg-type]
+
+    http.backend = logged  # type: ignore[method-assign]
+    return served
+
+
+def _round(remote: Path, parent: str, text: str) -> str:
+    """A commit on ``parent`` with a file of its own (a blob no clone has: it needs a pack)."""
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=remote, input=text, text=True,
+        capture_output=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    listing = soak.git(remote, "ls-tree", parent).stdout + f"100644 blob {blob}\tround-{blob}\n"
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=remote, input=listing, text=True, capture_output=True, check=True
+    ).stdout.strip()
+    return soak.git(remote, "commit-tree", tree, "-p", parent, "-m", text).stdout.strip()
+
+
+def _lease(remote: Path, parent: str, lease: leases.Lease) -> str:
+    """A lease commit on ``parent`` saying ``lease``, set as main's lease on the remote."""
+    tree = soak.git(remote, "rev-parse", f"{parent}^{{tree}}").stdout.strip()
+    commit = soak.git(remote, "commit-tree", tree, "-p", parent, "-m", lease.message()).stdout
+    soak.git(remote, "update-ref", leases.lease_ref("main"), commit.strip())
+    return commit.strip()
+
+
+def test_sync_over_http_a_waiters_look_leaves_out_the_other_agents_requests(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """PRODUCT.md "Sync at scale": a sync that waits for another agent's integration
+    merges none of the other requests, so its in-process look over HTTP asks the server
+    for none of them (each a commit with whole documents the server packs again for each
+    look that brings it) while another sync holds the lease, or once its own requests are
+    gone (merged); the remote's refs are listed first (one ``GET``), and the pack comes in
+    one download. Its snapshot says so (``complete`` False) and holds its own requests
+    alone; our copies of the others' are deleted, never left stale. A look that finds the
+    lease free (or breakable, or this process's own) with our request waiting fetches
+    every request, in the same connection (no second ``GET``): the integration needs them."""
+    import os
+    import time
+
+    remote = tmp_path / "srv" / "remote.git"
+    _, (ours, *_) = _team(tmp_path, http.url(remote), agents=3)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    theirs = {b: _round(remote, main, f"{b}'s round\n") for b in ("agent-1", "agent-2")}
+    mine = _round(remote, main, "agent-0's round\n")
+    for branch, commit in [*theirs.items(), ("agent-0", mine)]:
+        soak.git(remote, "update-ref", leases.request_ref("main", branch), commit)
+    elsewhere = leases.mine("agent-1", "/elsewhere/agent-1", 600, time.time(), 5.0)
+    held = _lease(remote, main, elsewhere)
+    repo = pygit2.Repository(str(ours))
+    view = RemoteView(repo, str(ours), "origin", "main", ["agent-0"])
+    served = _served(http)
+
+    snap = view.fetch(light=True)  # another sync holds the lease: ours alone
+    assert not snap.complete
+    assert snap.requests == {"agent-0": pygit2.Oid(hex=mine)}
+    assert str(snap.lease_id) == held
+    assert all(pygit2.Oid(hex=c) not in repo for c in theirs.values())
+    assert served[0] == "GET /remote.git/info/refs"  # the listing, then one download
+    assert set(served[1:]) == {"POST /remote.git/git-upload-pack"}, served
+
+    assert view.fetch().complete  # (not light: every request, whoever holds the lease)
+    assert set(view.read().requests) == {"agent-0", "agent-1", "agent-2"}
+    snap = view.fetch(light=True)  # light again: the copies of the others' deleted
+    assert set(snap.requests) == set(view.read().requests) == {"agent-0"}
+
+    soak.git(remote, "update-ref", "-d", leases.lease_ref("main"))
+    del served[:]
+    snap = view.fetch(light=True)  # free, ours waiting: this sync may integrate them all
+    assert snap.complete
+    assert snap.lease_id is None
+    assert set(snap.requests) == {"agent-0", "agent-1", "agent-2"}
+    assert served == ["GET /remote.git/info/refs"]  # (every object here: nothing to ask)
+
+    soak.git(remote, "update-ref", "-d", leases.request_ref("main", "agent-0"))
+    assert view.fetch(light=True).complete  # a sync's look: free is free
+    snap = view.fetch(light=True, waiting=True)  # ours merged: done, the others not needed
+    assert not snap.complete
+    assert snap.requests == {}
+
+    soak.git(remote, "update-ref", leases.request_ref("main", "agent-0"), mine)
+    for lease in (
+        leases.mine("agent-1", "/elsewhere/agent-1", -1, time.time()),  # expired
+        leases.mine("agent-0", str(ours / ".git"), 600, time.time()),  # this process's
+    ):
+        _lease(remote, main, lease)
+        newer = _round(remote, main, f"agent-2's round after {lease.expires}\n")
+        soak.git(remote, "update-ref", leases.request_ref("main", "agent-2"), newer)
+        del served[:]
+        snap = view.fetch(light=True, waiting=True)
+        assert snap.complete, lease
+        assert snap.requests["agent-2"] == pygit2.Oid(hex=newer)
+        assert served.count("GET /remote.git/info/refs") == 1, served
+    assert leases.this_process_holds(lease, str(ours / ".git"))
+    assert not leases.this_process_holds(elsewhere, str(ours / ".git"))
+    assert lease.pid == os.getpid()
+    fsck = soak.git(ours, "fsck", "--no-progress", check=False)
+    assert fsck.returncode == 0, fsck.stderr
+
+
+def test_sync_over_http_a_lease_that_expires_after_a_light_look_is_integrated_from_a_full_one(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """PRODUCT.md "Sync at scale" (no request left behind): a light look (another sync held
+    the lease, so the other agents' requests were left out) is never what an integration
+    merges from. Here the lease expires between the look and the sync's judgement of it
+    (its wall clock a step ahead): the sync takes the lease, looks again with every
+    request, and its one integration merges agent-1's and agent-2's waiting rounds with
+    its own; no request is left on the remote."""
+    import time
+
+    from git_vcontext.remote.rounds import push_with_retries
+    from git_vcontext.sync.syncer import Syncer
+
+    remote = tmp_path / "srv" / "remote.git"
+    _, clones = _team(tmp_path, http.url(remote), agents=3)
+    rounds = {}
+    for n, clone in enumerate(clones):
+        soak.work(clone, f"agent-{n}", 0, soak.AgentLog(f"agent-{n}"))
+        rounds[f"agents/agent-{n}"] = soak.git(clone, "rev-parse", "HEAD").stdout.strip()
+    for n in (1, 2):  # published, waiting for whoever integrates next
+        branch = f"agents/agent-{n}"
+        soak.git(
+            clones[n], "push", "-q", "--no-verify", "origin",
+            f"HEAD:refs/heads/{branch}", f"HEAD:{leases.request_ref('main', branch)}",
+        )  # fmt: skip
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    _lease(remote, main, leases.mine("agent-9", "/elsewhere", 30, time.time(), 5.0))
+
+    lines: list[str] = []
+    outcome = push_with_retries(
+        Syncer(pygit2.Repository(str(clones[0]))),
+        [("agent-0", "main")],
+        "origin",
+        report=lines.append,
+        show=lambda _result: None,
+        sleep=lambda seconds: time.sleep(min(seconds, 0.05)),
+        clock=lambda: time.time() + 60,  # the lease (30 s) is over by this sync's clock
+    )
+    assert outcome.pushed, lines
+    base = soak.git(remote, "rev-parse", "main").stdout.strip()
+    for branch, commit in rounds.items():
+        merged = soak.git(remote, "merge-base", "--is-ancestor", commit, base, check=False)
+        assert merged.returncode == 0, (branch, lines)
+    assert soak.git(remote, "for-each-ref", "refs/vcontext/").stdout == ""
+    assert soak.integrations(remote) == 1

@@ -100,7 +100,8 @@ import pygit2
 from git_vcontext.gitio.httpremote import HttpRemote
 repo = pygit2.Repository(sys.argv[1])
 remote = HttpRemote(repo, "origin", sys.argv[2])
-sys.exit(0 if remote._download(["+refs/heads/main:refs/vcontext/probe"]) is not None else 1)
+found = remote._download(remote._remote(), ["+refs/heads/main:refs/vcontext/probe"])
+sys.exit(0 if found is not None else 1)
 """
 
 

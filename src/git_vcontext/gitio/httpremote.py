@@ -1,8 +1,9 @@
 """A remote over HTTP(S) whose looks ``sync --push`` takes in process through libgit2 (no
 ``git fetch`` + ``git-remote-http`` + ``unpack-objects`` processes per look, and one
-request, ``GET info/refs``, for a look that finds nothing new), only where git itself
-would do nothing different: an anonymous read of a plain ``http://``/``https://`` URL with
-none of git's HTTP settings in play.
+request, ``GET info/refs``, for a look that finds nothing new; a look may choose what to
+fetch once it has seen the remote's refs, at no second request: ``fetch``'s ``choose``),
+only where git itself would do nothing different: an anonymous read of a plain
+``http://``/``https://`` URL with none of git's HTTP settings in play.
 
 Taken only when all of these hold (anything else is git's):
 
@@ -58,12 +59,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import pygit2
     from pygit2 import Oid, Repository
 
 SETTING = "vcontext.inProcessHttp"
 ENVIRONMENT = ("GIT_SSL_", "GIT_CURL_", "GIT_HTTP_", "GIT_TRACE_CURL", "GIT_PROXY_")
 """Prefixes of the environment variables git's HTTP (curl) reads."""
 ENVIRONMENT_NAMES = ("GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL", "GIT_PROTOCOL_FROM_USER")
+NOTHING = "+refs/vcontext/none:refs/vcontext/none"
+"""A refspec that wants nothing (no ref of that name is ever made): a download of it
+connects and lists the remote's refs, and asks for no pack."""
 MANY_REFS = 3000
 """More refs than this in a remote's advertisement: later looks are git's. libgit2 speaks
 protocol v0, whose ``info/refs`` lists every ref of the remote at each look (a host's
@@ -106,18 +111,37 @@ class HttpRemote:
         return cls(repo, remote, url)
 
     def fetch(
-        self, refspecs: list[str], *, prune: bool = False, notes: list[str] | None = None
+        self,
+        refspecs: list[str],
+        *,
+        prune: bool = False,
+        notes: list[str] | None = None,
+        choose: Callable[[dict[str, Oid]], list[str]] | None = None,
     ) -> list[str] | None:
         """As ``LocalRemote.fetch``: fetch ``refspecs`` (``+SRC:DST``, one ``*`` at most);
         the exact SRCs the remote lacks; with ``prune`` DSTs whose SRC is gone are deleted;
         ``notes``: remote-tracking refs left as they were (``update_tracking``). None: leave
-        it to git (this look failed here, or an earlier one did)."""
+        it to git (this look failed here, or an earlier one did).
+
+        ``choose``: what to fetch is decided once the remote's refs are listed (its one
+        ``GET info/refs``, before any pack is asked for): given them, it returns the
+        refspecs to fetch (``refspecs`` or fewer); it is asked again once those came (a
+        commit they brought may change its mind), and what more it asks for comes over
+        the same connection. ``prune`` still goes by all of ``refspecs``: a DST of one
+        left unfetched is deleted (not known), never left stale."""
         if self.failed:
             return None
         before = self._tips()
-        heads = self._download(refspecs)  # (objects only: no ref, no FETCH_HEAD moved)
+        remote = self._remote()
+        if choose is None:
+            heads = self._download(remote, refspecs)  # (objects only: no ref, no FETCH_HEAD)
+            chosen = refspecs
+        else:
+            heads, chosen = self._download(remote, [NOTHING]), []  # (the listing alone)
+            while heads is not None and (more := choose(heads)) != chosen:
+                heads, chosen = self._download(remote, more), more
         wanted: dict[str, tuple[str, Oid]] = {}
-        for spec in refspecs:
+        for spec in chosen:
             for src, dst in expand_refspec(spec, list(heads or {})):
                 wanted[dst] = (src, (heads or {})[src])
         if heads is None or not self._complete([oid for _, oid in wanted.values()], before):
@@ -136,7 +160,7 @@ class HttpRemote:
                 )  # origin/main too, as git
         except (OSError, KeyError) as exc:
             raise OperationalError(f"fetching from {self.name}: {exc}") from None
-        return lacking(refspecs, {src for src, _ in wanted.values()})
+        return lacking(chosen, {src for src, _ in wanted.values()})
 
     def _tips(self) -> dict[str, Oid]:
         """Every ref of the repository and the object it names (symbolic ones left out)."""
@@ -210,16 +234,28 @@ class HttpRemote:
         seen.add(tree_id)
         return True
 
-    def _download(self, refspecs: list[str]) -> dict[str, Oid] | None:
+    def _remote(self) -> pygit2.Remote | None:
+        """An anonymous remote of our URL for one look (None: libgit2 rewrote the URL)."""
+        import pygit2
+
+        try:
+            remote = self.repo.remotes.create_anonymous(self.url)
+        except (pygit2.GitError, ValueError):
+            return None
+        return remote if remote.url == self.url else None  # (rewritten: not what git does)
+
+    def _download(self, remote: pygit2.Remote | None, refspecs: list[str]) -> dict[str, Oid] | None:
         """Bring what ``refspecs`` need with libgit2's ``git_remote_download``: the pack
         only, no ref and no ``FETCH_HEAD`` moved (``git_remote_fetch`` sets the DSTs before
         the look is checked and, in libgit2 1.9, writes ``FETCH_HEAD`` whatever its
         ``update_fetchhead`` says); the remote's refs as it listed them, None when libgit2
-        failed or its ``git_remote_download`` cannot be found."""
+        failed or its ``git_remote_download`` cannot be found. The first download of
+        ``remote`` connects (``GET info/refs``); a later one of the same asks the same
+        connection for more (its listing kept: no second ``GET``)."""
         import pygit2
 
         download = _remote_download()
-        if download is None:
+        if download is None or remote is None:
             return None
         try:  # (pygit2's internals: another pygit2 that lacks one makes every look git's)
             from pygit2.callbacks import git_fetch_options, git_proxy_options
@@ -227,9 +263,6 @@ class HttpRemote:
             from pygit2.utils import StrArray
 
             _time_limit(None if self.left is None else self.left())
-            remote = self.repo.remotes.create_anonymous(self.url)
-            if remote.url != self.url:  # (libgit2 rewrote it again: not what git does)
-                return None
             with git_fetch_options(None) as payload:
                 opts = payload.fetch_options
                 opts.prune = C.GIT_FETCH_NO_PRUNE

@@ -155,7 +155,7 @@ class BaseRound:
             if (work := self._unlooked_work()) is not None:
                 return self._publish_unlooked(work, deadline)
             self.syncer.forget()  # (a branch it brought forward: the look decides again)
-        snap = snap or self.view.fetch()
+        snap = snap or self.view.fetch(light=True)
         self._adopt_requests(snap)
         work = self._work(snap)
         live = [a for a in self.agents if a in work]
@@ -280,7 +280,7 @@ class BaseRound:
         for whoever won, and we wait."""
         now = self.io.clock()
         if self.lease.ours(snap):  # (this step's look: every request, the lease ours)
-            return self._integrate(live, snap)
+            return self._integrate(live, snap if snap.complete else None)
         lost = False
         if self.lease.free(snap, now) and self._turn_of_another(snap, todo, unpublished):
             step = min(DEFER * self.lease.integration(), self.defer_until - self.io.timer())
@@ -294,7 +294,8 @@ class BaseRound:
                 self._judge(pushed)
                 self._published(unpublished, work, snap)
             if won:  # over git, the look before the lease push serves (see _integrate)
-                return self._integrate(live, None if self.view.local is not None else snap)
+                served = self.view.local is None and snap.complete  # (else: look under it)
+                return self._integrate(live, snap if served else None)
             lost = True
         if [a for a in unpublished if self.published.get(a) != work[a]]:
             self._publish(unpublished, work, snap)  # so that whoever holds the lease merges it

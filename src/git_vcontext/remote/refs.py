@@ -26,7 +26,8 @@
   arrive).
 
 ``<base>`` is the branch name with ``%`` and ``/`` escaped, so no two bases' refs
-collide. Everything here is pure but ``breakable`` (it asks the OS about a pid: ``fsio.alive``).
+collide. Everything here is pure but ``breakable`` (it asks the OS about a pid: ``fsio.alive``)
+and ``this_process_holds`` (this process's pid).
 """
 
 from __future__ import annotations
@@ -137,6 +138,14 @@ def mine(holder: str, where: str, seconds: float, now: float, takes: float | Non
     landing = None if takes is None else now + min(takes, seconds)
     pid, start, ns = this_process()
     return Lease(holder, socket.gethostname(), pid, where, now + seconds, landing, start, ns)
+
+
+def this_process_holds(lease: Lease, where: str) -> bool:
+    """Whether ``lease`` was taken by this very process, in the repository ``where``."""
+    import os
+    import socket  # lazy: see ``mine``
+
+    return lease.pid == os.getpid() and lease.host == socket.gethostname() and lease.where == where
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:

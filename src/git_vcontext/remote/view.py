@@ -15,13 +15,15 @@ from ..gitio import remote as remotes
 from ..gitio.httpremote import HttpRemote
 from ..gitio.localremote import LocalRemote
 from ..gitio.objects import commit_at
-from ..gitio.places import fetched_namespace
+from ..gitio.places import common_dir, fetched_namespace
 from ..gitio.refs import delete_ref, ref_names, ref_target
-from ..record import record
+from ..record import record, replace
 from ..setup.server import SERVER
 from . import refs as leases
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pygit2 import Oid, Repository
 
     from ..gitio.transport import Link
@@ -37,6 +39,7 @@ class Snapshot:
     lease: leases.Lease | None  # what it says (None: unreadable, or no lease)
     server: bool
     requests: dict[str, Oid]  # agent branch -> the commit it asks to merge (when fetched)
+    complete: bool = True  # every agent's request fetched (False: ours alone, see fetch)
 
 
 FOLLOWS = [chr(c) for c in range(0x21, 0x7F) if chr(c) not in "~^:?*[\\"] + [
@@ -122,11 +125,22 @@ class RemoteView:
         # (a rewritten branch under a refspec without "+", a lock in the way), once each
         self.notes: dict[str, None] = {}
 
-    def fetch(self) -> Snapshot:
+    def fetch(self, *, light: bool = False, waiting: bool = False) -> Snapshot:
         """Fetch the base, the agent branches, its lease, the server mark and every request
         to merge into the base (what an integration needs, so that the look that finds the
         lease free serves the integration too); OperationalError when the remote cannot be
         reached.
+
+        ``light``: a look that may leave out other agents' requests when another sync
+        holds the lease (and may keep it), or (``waiting``: a look of a sync waiting for
+        its requests to be merged) when none of ours is left: such a sync merges none
+        of them, and each is a commit with whole documents the server packs again for
+        every look that brings it (``tests/bench/bench_soak.py --transport http
+        --processes``: pack-objects under upload-pack the server's largest cost). Taken
+        in process over HTTP, where the remote's refs are listed before any pack is
+        asked for (``HttpRemote.fetch``'s ``choose``); the snapshot then says
+        ``complete=False`` and holds our requests alone (our copies of the others' are
+        deleted, never stale): an integration from it looks again first.
 
         Through git, an agent branch is asked for only when the remote is known to have
         it (fetched or pushed before, or said so by a rejected push: ``present``): git
@@ -145,10 +159,13 @@ class RemoteView:
         lease = f"+{leases.lease_ref(self.base)}:{ns}lease/{enc}"  # (absent: simply missing)
         missing = None
         notes: list[str] = []
+        complete = [True]
         if self.local is not None:
             missing = self.local.fetch([*specs(self.branches), lease], prune=True, notes=notes)
         elif self.http is not None:  # (a ref it lacks is no failure here)
-            missing = self.http.fetch([*specs(self.branches), lease], prune=True, notes=notes)
+            every = [*specs(self.branches), lease]
+            choose = self._chooser(every, complete, waiting=waiting) if light else None
+            missing = self.http.fetch(every, prune=True, notes=notes, choose=choose)
         if missing is None:  # not on this machine, or more than a copy should bring
             branches = self.branches if self.local is not None else self._known_branches()
             notes = []
@@ -158,7 +175,42 @@ class RemoteView:
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             if source.startswith("refs/heads/"):
                 self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
-        return self.read()
+        if complete[0]:
+            return self.read()
+        return replace(self.read(requests=False), complete=False)
+
+    def _chooser(
+        self, every: list[str], complete: list[bool], *, waiting: bool
+    ) -> Callable[[dict[str, Oid]], list[str]]:
+        """What a light look fetches, given the remote's refs (see ``fetch``): ``every``
+        refspec, or all but the other agents' requests (``complete[0]`` says which)."""
+        glob = f"+{leases.request_prefix(self.base)}"
+        ns, enc = self.ns, leases.encode_base(self.base)
+        ours = {leases.request_ref(self.base, b): f"{ns}sync/{enc}/{b}" for b in self.branches}
+        light = [s for s in every if not s.startswith(glob)]
+        light += [f"+{src}:{dst}" for src, dst in ours.items()]
+
+        def choose(heads: dict[str, Oid]) -> list[str]:
+            free = not self._held_by_another(heads.get(leases.lease_ref(self.base)))
+            complete[0] = free and (not waiting or any(ref in heads for ref in ours))
+            return every if complete[0] else light
+
+        return choose
+
+    def _held_by_another(self, lease_id: Oid | None) -> bool:
+        """Whether the lease commit ``lease_id`` (as the remote lists it) is held by another
+        sync that may keep it: False when there is none, when it is not here yet (the
+        look brings it, and ``choose`` is asked again), when it is this process's own, or
+        when it may be taken over (``breakable``)."""
+        if lease_id is None:
+            return False
+        commit = self.repo.get(lease_id)
+        if commit is None:
+            return True  # (not here yet: it comes with the light look, judged then)
+        said = leases.parse(getattr(commit, "message", ""))
+        if said is None or leases.breakable(said, str(common_dir(self.repo)), time.time()):
+            return False
+        return not leases.this_process_holds(said, str(common_dir(self.repo)))
 
     def _fetch(
         self, specs: list[str], lease: list[str], notes: list[str] | None = None
@@ -220,7 +272,7 @@ class RemoteView:
             ours = [leases.request_ref(self.base, b) for b in self.branches]
             found = self.local.list_refs([lease_ref, *ours])
             return found.get(lease_ref), sum(1 for r in ours if r in found), None
-        snap = self.fetch()
+        snap = self.fetch(light=True, waiting=True)
         self.keep(snap)
         lease = None if snap.lease_id is None else str(snap.lease_id)
         return lease, sum(1 for b in self.branches if b in snap.requests), snap.lease
