@@ -132,14 +132,7 @@ class HttpRemote:
         if self.failed:
             return None
         before = self._tips()
-        remote = self._remote()
-        if choose is None:
-            heads = self._download(remote, refspecs)  # (objects only: no ref, no FETCH_HEAD)
-            chosen = refspecs
-        else:
-            heads, chosen = self._download(remote, [NOTHING]), []  # (the listing alone)
-            while heads is not None and (more := choose(heads)) != chosen:
-                heads, chosen = self._download(remote, more), more
+        heads, chosen = self._bring(refspecs, choose)
         wanted: dict[str, tuple[str, Oid]] = {}
         for spec in chosen:
             for src, dst in expand_refspec(spec, list(heads or {})):
@@ -161,6 +154,23 @@ class HttpRemote:
         except (OSError, KeyError) as exc:
             raise OperationalError(f"fetching from {self.name}: {exc}") from None
         return lacking(chosen, {src for src, _ in wanted.values()})
+
+    def _bring(
+        self, refspecs: list[str], choose: Callable[[dict[str, Oid]], list[str]] | None
+    ) -> tuple[dict[str, Oid] | None, list[str]]:
+        """Download what ``refspecs`` need, or what ``choose`` picks once the remote's refs
+        are listed (see ``fetch``): (the remote's refs, None when libgit2 failed; the
+        refspecs fetched). Objects only: no ref, no ``FETCH_HEAD`` moved."""
+        remote = self._remote()
+        if choose is None:
+            return self._download(remote, refspecs), refspecs
+        chosen: list[str] = []
+        heads = self._download(remote, [NOTHING])  # (the listing alone: no pack asked for)
+        for _ in range(3):  # (it settles at the second answer: the third only says so)
+            if heads is None or (more := choose(heads)) == chosen:
+                break
+            heads, chosen = self._download(remote, more), more
+        return heads, chosen
 
     def _tips(self) -> dict[str, Oid]:
         """Every ref of the repository and the object it names (symbolic ones left out)."""
