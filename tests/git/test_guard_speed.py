@@ -151,6 +151,33 @@ def test_guard_light_path_refuses_no_agent_prefix_the_full_check_refuses(
     assert sneak(repo, "origin", ref).returncode == 0
 
 
+def test_guard_fast_path_refuses_no_agent_prefix_the_full_check_refuses(
+    repo: Path, remote: Path
+) -> None:
+    """One truth (PRODUCT.md "The remote guards itself"): a push that changes no file (an
+    empty root commit, as a lease of an older version: the fast path, which opens no
+    repository) is refused on a server whose ``vcontext.agentPrefix`` the full check
+    refuses every push for, in the full check's one line; it was let in unread. A valid
+    prefix set in the server's config leaves the fast path to let it in."""
+    run_git(remote, "config", "vcontext.agentPrefix", "-x")
+    tree = run_git(repo, "hash-object", "-t", "tree", "-w", "--stdin").stdout.strip()
+    empty = run_git(repo, "commit-tree", tree, "-m", "looks like a lease").stdout.strip()
+    before = refs(remote)
+    target = f"{empty}:refs/vcontext/lease/main"
+
+    proc = sneak(repo, "origin", target)
+
+    assert proc.returncode != 0, proc.stderr
+    said = [line for line in remote_lines(proc.stderr) if "agentPrefix" in line]
+    assert len(said) == 1, proc.stderr
+    assert "not a valid branch prefix: '-x'" in said[0]
+    assert "Traceback" not in proc.stderr
+    assert refs(remote) == before
+    run_git(remote, "config", "vcontext.agentPrefix", "bots/")
+    assert sneak(repo, "origin", target).returncode == 0
+    assert refs(remote)["refs/vcontext/lease/main"] == empty
+
+
 def _started(trace: Path) -> list[list[str]]:
     """The argv of every git process a trace2 event file records."""
     starts = [json.loads(line) for line in trace.read_text().splitlines()]

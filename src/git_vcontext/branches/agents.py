@@ -10,6 +10,7 @@ import os
 
 from ..errors import OperationalError, UsageError
 from ..gitio import config_value, set_config
+from .prefix import AGENT_PREFIX, DEFAULT_PREFIX, agent_prefix_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,18 +18,17 @@ if TYPE_CHECKING:
 
     from pygit2 import Oid, Repository, Signature
 
-DEFAULT_PREFIX = "agents/"
-
 
 def agent_prefix(repo: Repository) -> str:
     """The branch prefix of agent branches, always ending in '/'."""
-    prefix = (config_value(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
-    if prefix.startswith("-"):  # git takes such a name for an option: no branch, no advice
+    value = config_value(repo, AGENT_PREFIX)
+    prefix = agent_prefix_of(value)
+    if prefix is None:  # git takes such a name for an option: no branch, no advice
         raise UsageError(
-            f"not a valid branch prefix: {prefix!r} (a branch name cannot start with '-'; "
-            f"git config vcontext.agentPrefix {DEFAULT_PREFIX})"
+            f"not a valid branch prefix: {(value or '').strip()!r} (a branch name cannot "
+            f"start with '-'; git config vcontext.agentPrefix {DEFAULT_PREFIX})"
         )
-    return prefix if prefix.endswith("/") else prefix + "/"
+    return prefix
 
 
 def check_agent_name(agent: str) -> str:
@@ -83,8 +83,7 @@ def agent_of_branch(repo: Repository, branch: str) -> str | None:
 def list_agents(repo: Repository, *, remote: bool = False) -> list[str]:
     """Agents that have a local branch under the prefix, sorted; ``remote``: also those that
     exist only as a remote-tracking branch (``origin/agents/AGENT``: a fresh clone)."""
-    # lazy: the guard's light path imports this module for DEFAULT_PREFIX only (gitio.refs
-    # loads re)
+    # lazy: gitio.refs loads re
     from ..gitio.refs import local_branches
 
     prefix = agent_prefix(repo)

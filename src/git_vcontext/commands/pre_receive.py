@@ -117,12 +117,20 @@ def nothing_to_check(text: str) -> bool:
     compared with its old tip: ``prepush.check.lease_moved``). Then the push is let in
     without opening the repository (pygit2's import is most of what a guard costs, and
     every ``sync --push`` takes a lease). Anything less certain (a packed object, another
-    layout, a line that does not read) is False: the full check runs."""
+    layout, a line that does not read) is False: the full check runs; so is a
+    ``vcontext.agentPrefix`` the full check refuses every push for (``agent_prefix_of``)."""
     # lazy: only this fast path reads loose objects itself
+    from ..branches.prefix import AGENT_PREFIX, agent_prefix_of
+    from ..gitio.batch import Unreadable, config_value
     from ..gitio.loose import is_empty_root_commit, loose_dirs
     from ..prepush.remotepast import remembered
 
     git_dir = os.environ.get("GIT_DIR") or "."
+    try:  # an agent prefix the full check refuses (every push): it refuses this one too
+        if agent_prefix_of(config_value(git_dir, AGENT_PREFIX)) is None:
+            return False  # (no git process where no file git reads names the key)
+    except Unreadable:
+        return False
     try:
         dirs = loose_dirs(git_dir)
         if (

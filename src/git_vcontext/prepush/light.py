@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 
+from ..branches.prefix import AGENT_PREFIX, agent_prefix_of
 from ..document import checked_file, may_hold_fork
 from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
 from ..gitio.loose import EMPTY_TREES, is_lease_ref, loose_dirs, ref_tips_in_files
@@ -40,9 +41,6 @@ SERVER = "(server)"
 REACH_LIMIT = 64
 """How many commits the repository had before a push ``Light._reaches`` reads to find a
 ref's old tip in its new history before leaving the question to ``git merge-base``."""
-DEFAULT_PREFIX = "agents/"
-"""``branches.agents.DEFAULT_PREFIX`` (not imported from there: the light path loads no more
-than it needs; tests/unit/test_guard_light_constants.py holds the two equal)."""
 PROJECTION_SUFFIX = ".jsonl"
 """What the name of every VerMAS file a projection's drift depends on ends with (the event
 log, ``validation.projections.EVENTS``, and each of ``vermas.project.PROJECTIONS``; held by
@@ -253,10 +251,10 @@ class Light:
         that command refuses (starting with '-') is ValueError here: the full check refuses
         the push in that command's one line."""
         if self.prefix is None:
-            found = (config_value(self.git_dir, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
-            if found.startswith("-"):
+            found = agent_prefix_of(config_value(self.git_dir, AGENT_PREFIX))
+            if found is None:
                 raise ValueError("an agent prefix agent_prefix refuses")
-            self.prefix = found if found.endswith("/") else found + "/"
+            self.prefix = found
         return self.prefix
 
     def _arrivals(self, tip: str, previous: str | None) -> bool:

@@ -14,7 +14,7 @@ from ..errors import OperationalError
 from ..gitio import remote as remotes
 from ..gitio.httpremote import HttpRemote
 from ..gitio.localremote import LocalRemote
-from ..gitio.objects import commit_at
+from ..gitio.objects import commit_at, commit_named
 from ..gitio.places import common_dir, fetched_namespace
 from ..gitio.refs import delete_ref, ref_names, ref_target
 from ..record import record, replace
@@ -204,10 +204,10 @@ class RemoteView:
         when it may be taken over (``breakable``)."""
         if lease_id is None:
             return False
-        commit = self.repo.get(lease_id)
+        commit = commit_named(self.repo, str(lease_id))
         if commit is None:
             return True  # (not here yet: it comes with the light look, judged then)
-        said = leases.parse(getattr(commit, "message", ""))
+        said = leases.parse(commit.message)
         if said is None or leases.breakable(said, str(common_dir(self.repo)), time.time()):
             return False
         return not leases.this_process_holds(said, str(common_dir(self.repo)))
