@@ -22,6 +22,7 @@ import pytest
 
 from git_vcontext.gitio.httpremote import MANY_REFS, HttpRemote
 from git_vcontext.gitio.localremote import LocalRemote
+from git_vcontext.gitio.places import common_dir
 from git_vcontext.remote import refs as leases
 from git_vcontext.remote.view import RemoteView
 from helpers import git_servers as servers
@@ -538,8 +539,12 @@ def test_sync_over_http_a_waiters_look_leaves_out_the_other_agents_requests(
 
     assert view.fetch().complete  # (not light: every request, whoever holds the lease)
     assert set(view.read().requests) == {"agent-0", "agent-1", "agent-2"}
-    snap = view.fetch(light=True)  # light again: the copies of the others' deleted
-    assert set(snap.requests) == set(view.read().requests) == {"agent-0"}
+    assert not view.read().complete  # (a reading, not a look)
+    soak.git(remote, "update-ref", "-d", leases.request_ref("main", "agent-2"))
+    snap = view.fetch(light=True)  # light again: ours alone; the others' copies as they were
+    assert set(snap.requests) == {"agent-0"}
+    assert set(view.read().requests) == {"agent-0", "agent-1", "agent-2"}
+    soak.git(remote, "update-ref", leases.request_ref("main", "agent-2"), theirs["agent-2"])
 
     soak.git(remote, "update-ref", "-d", leases.lease_ref("main"))
     del served[:]
@@ -558,7 +563,7 @@ def test_sync_over_http_a_waiters_look_leaves_out_the_other_agents_requests(
     soak.git(remote, "update-ref", leases.request_ref("main", "agent-0"), mine)
     for lease in (
         leases.mine("agent-1", "/elsewhere/agent-1", -1, time.time()),  # expired
-        leases.mine("agent-0", str(ours / ".git"), 600, time.time()),  # this process's
+        leases.mine("agent-0", str(common_dir(repo)), 600, time.time()),  # this process's
     ):
         _lease(remote, main, lease)
         newer = _round(remote, main, f"agent-2's round after {lease.expires}\n")
@@ -568,8 +573,10 @@ def test_sync_over_http_a_waiters_look_leaves_out_the_other_agents_requests(
         assert snap.complete, lease
         assert snap.requests["agent-2"] == pygit2.Oid(hex=newer)
         assert served.count("GET /remote.git/info/refs") == 1, served
-    assert leases.this_process_holds(lease, str(ours / ".git"))
-    assert not leases.this_process_holds(elsewhere, str(ours / ".git"))
+    assert leases.this_process_holds(lease, str(common_dir(repo)))
+    assert not leases.this_process_holds(elsewhere, str(common_dir(repo)))
+    other = leases.Lease(lease.holder, lease.host, lease.pid, lease.where, lease.expires)
+    assert not leases.this_process_holds(other, str(common_dir(repo)))  # (no start time said)
     assert lease.pid == os.getpid()
     fsck = soak.git(ours, "fsck", "--no-progress", check=False)
     assert fsck.returncode == 0, fsck.stderr

@@ -28,7 +28,7 @@ def _round() -> BaseRound:
 
 
 def _removals(requests: dict[str, str]) -> list[str]:
-    snap = Snapshot("2" * 40, {}, None, None, False, requests)  # type: ignore[arg-type]
+    snap = Snapshot("2" * 40, {}, None, None, False, requests, True)  # type: ignore[arg-type]
     results = {"alice": SimpleNamespace(ok=True)}
     updates, known = _round()._branch_updates(snap, results)  # type: ignore[arg-type]
     request = leases.request_ref("main", "agents/alice")

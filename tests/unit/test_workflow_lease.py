@@ -483,7 +483,7 @@ def test_sync_at_scale_an_integrations_time_leaves_out_the_ssh_login_it_waited_f
     view = _View("c0ffee", leases.Lease("a", HOST, 1, "/x", 0.0), 0)
     keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
     keeper.timer = clock
-    snap = Snapshot("c0ffee", {}, None, None, False, {})  # type: ignore[arg-type]
+    snap = Snapshot("c0ffee", {}, None, None, False, {}, True)  # type: ignore[arg-type]
     start = clock.now
 
     won, _ = keeper.acquire(snap, None, clock.now)  # type: ignore[arg-type]

@@ -127,8 +127,8 @@ class HttpRemote:
         ``GET info/refs``, before any pack is asked for): given them, it returns the
         refspecs to fetch (``refspecs`` or fewer); it is asked again once those came (a
         commit they brought may change its mind), and what more it asks for comes over
-        the same connection. ``prune`` still goes by all of ``refspecs``: a DST of one
-        left unfetched is deleted (not known), never left stale."""
+        the same connection. ``prune`` goes by the refspecs fetched: the DSTs of those
+        left out stay as an earlier look left them."""
         if self.failed:
             return None
         before = self._tips()
@@ -144,7 +144,7 @@ class HttpRemote:
         try:
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
-                prune_fetched(self.repo, refspecs, set(wanted))
+                prune_fetched(self.repo, chosen, set(wanted))
             own = fetch_refspecs(self.repo, self.name)  # (once for the look, as git's fetch)
             for dst, (src, oid) in wanted.items():
                 set_ref(self.repo, dst, oid)

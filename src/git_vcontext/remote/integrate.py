@@ -241,7 +241,8 @@ class BaseRound:
     def _publish_unlooked(self, work: dict[str, Oid], deadline: float) -> PushOutcome | None:
         """Publish ``work`` and try the lease in one push (see ``_unlooked_work``)."""
         seen = self.view.read()
-        blank = Snapshot(seen.base, seen.branches, None, None, False, seen.requests)
+        blank = Snapshot(seen.base, seen.branches, None, None, False, seen.requests, False)
+        # (not a look: never integrated from, see _integrate)
         blank.branches.update(self.copies)
         todo = list(work)
         updates, known = self._publish_updates(todo, work, blank)

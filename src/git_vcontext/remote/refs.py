@@ -141,11 +141,15 @@ def mine(holder: str, where: str, seconds: float, now: float, takes: float | Non
 
 
 def this_process_holds(lease: Lease, where: str) -> bool:
-    """Whether ``lease`` was taken by this very process, in the repository ``where``."""
-    import os
+    """Whether ``lease`` was taken by this very process, in the repository ``where``: its
+    host, pid, start time and pid namespace as ``mine`` writes them (one that does not
+    say a start time or a namespace, an older version's, is not ours)."""
     import socket  # lazy: see ``mine``
 
-    return lease.pid == os.getpid() and lease.host == socket.gethostname() and lease.where == where
+    from ..fsio import this_process
+
+    here = (socket.gethostname(), *this_process(), where)
+    return (lease.host, lease.pid, lease.started, lease.namespace, lease.where) == here
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:

@@ -17,7 +17,7 @@ from ..gitio.localremote import LocalRemote
 from ..gitio.objects import commit_at, commit_named
 from ..gitio.places import common_dir, fetched_namespace
 from ..gitio.refs import delete_ref, ref_names, ref_target
-from ..record import record, replace
+from ..record import record
 from ..setup.server import SERVER
 from . import refs as leases
 
@@ -39,7 +39,8 @@ class Snapshot:
     lease: leases.Lease | None  # what it says (None: unreadable, or no lease)
     server: bool
     requests: dict[str, Oid]  # agent branch -> the commit it asks to merge (when fetched)
-    complete: bool = True  # every agent's request fetched (False: ours alone, see fetch)
+    complete: bool  # every agent's request, as the remote has it now, fetched by
+    # the look that made it (False: ours alone, see fetch; or not a look: see read)
 
 
 FOLLOWS = [chr(c) for c in range(0x21, 0x7F) if chr(c) not in "~^:?*[\\"] + [
@@ -139,8 +140,10 @@ class RemoteView:
         --processes``: pack-objects under upload-pack the server's largest cost). Taken
         in process over HTTP, where the remote's refs are listed before any pack is
         asked for (``HttpRemote.fetch``'s ``choose``); the snapshot then says
-        ``complete=False`` and holds our requests alone (our copies of the others' are
-        deleted, never stale): an integration from it looks again first.
+        ``complete=False`` and holds our requests alone (our copies of the others' stay
+        as the last full look left them: ``read`` gives them, as what was last seen, to
+        the estimate of an integration's length, never to a merge): an integration from
+        it looks again first.
 
         Through git, an agent branch is asked for only when the remote is known to have
         it (fetched or pushed before, or said so by a rejected push: ``present``): git
@@ -175,9 +178,7 @@ class RemoteView:
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             if source.startswith("refs/heads/"):
                 self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
-        if complete[0]:
-            return self.read()
-        return replace(self.read(requests=False), complete=False)
+        return self.read(complete=True) if complete[0] else self.read(requests=False)
 
     def _chooser(
         self, every: list[str], complete: list[bool], *, waiting: bool
@@ -239,8 +240,10 @@ class RemoteView:
         latest, self._latest = self._latest, None
         return latest
 
-    def read(self, *, requests: bool = True) -> Snapshot:
-        """The refs as last fetched (``requests``: every agent's; else only ours)."""
+    def read(self, *, requests: bool = True, complete: bool = False) -> Snapshot:
+        """The refs as last fetched (``requests``: every agent's; else only ours); what a
+        look just fetched says ``complete`` (every request as the remote has it now), any
+        other reading does not (the others' requests as the last full look left them)."""
         ns = self.ns
         lease_id = self._tip(ns + "lease/" + leases.encode_base(self.base))
         lease = None if lease_id is None else leases.parse(commit_at(self.repo, lease_id).message)
@@ -256,6 +259,7 @@ class RemoteView:
             lease,
             self._tip(ns + "server") is not None,
             found,
+            complete,
         )
 
     def poll(self) -> tuple[str | None, int, leases.Lease | None]:
