@@ -4,14 +4,14 @@ what the owners say, or the light path would judge by other rules than the full 
 
 from __future__ import annotations
 
-from git_vcontext.branches.prefix import agent_prefix_of
+from git_vcontext.branches import agent_prefix_of
 from git_vcontext.prepush import light
 from git_vcontext.validation.projections import EVENTS, drift_targets
 from git_vcontext.vermas.project import PROJECTIONS
 
 
 def test_one_reading_of_the_agent_prefix_for_the_commands_and_both_guard_paths() -> None:
-    """``branches.prefix.agent_prefix_of`` is what ``branches.agents.agent_prefix``, the light
+    """``branches.agent_prefix_of`` is what ``branches.agents.agent_prefix``, the light
     path and the fast path all read the setting by (no copy left to drift)."""
     assert agent_prefix_of(None) == agent_prefix_of("") == "agents/"
     assert agent_prefix_of("bots") == agent_prefix_of(" bots/ ") == "bots/"

@@ -10,7 +10,7 @@ import os
 
 from ..errors import OperationalError, UsageError
 from ..gitio import config_value, set_config
-from .prefix import AGENT_PREFIX, DEFAULT_PREFIX, agent_prefix_of
+from . import AGENT_PREFIX, DEFAULT_PREFIX, agent_prefix_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

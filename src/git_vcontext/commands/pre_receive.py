@@ -120,7 +120,7 @@ def nothing_to_check(text: str) -> bool:
     layout, a line that does not read) is False: the full check runs; so is a
     ``vcontext.agentPrefix`` the full check refuses every push for (``agent_prefix_of``)."""
     # lazy: only this fast path reads loose objects itself
-    from ..branches.prefix import AGENT_PREFIX, agent_prefix_of
+    from ..branches import AGENT_PREFIX, agent_prefix_of
     from ..gitio.batch import Unreadable, config_value
     from ..gitio.loose import is_empty_root_commit, loose_dirs
     from ..prepush.remotepast import remembered

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from ..branches.prefix import AGENT_PREFIX, agent_prefix_of
+from ..branches import AGENT_PREFIX, agent_prefix_of
 from ..document import checked_file, may_hold_fork
 from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
 from ..gitio.loose import EMPTY_TREES, is_lease_ref, loose_dirs, ref_tips_in_files
