@@ -172,6 +172,7 @@ class RemoteView:
         if missing is None:  # not on this machine, or more than a copy should bring
             branches = self.branches if self.local is not None else self._known_branches()
             notes = []
+            complete[0] = True  # (git's look fetches every request)
             missing = self._fetch(specs(branches), lease_specs(self.base, ns), notes)
         self.notes.update(dict.fromkeys(notes))
         self.looked = self.link.timer() if self.link is not None else time.monotonic()
@@ -208,10 +209,10 @@ class RemoteView:
         commit = commit_named(self.repo, str(lease_id))
         if commit is None:
             return True  # (not here yet: it comes with the light look, judged then)
-        said = leases.parse(commit.message)
-        if said is None or leases.breakable(said, str(common_dir(self.repo)), time.time()):
+        said, where = leases.parse(commit.message), str(common_dir(self.repo))
+        if said is None or leases.breakable(said, where, time.time()):
             return False
-        return not leases.this_process_holds(said, str(common_dir(self.repo)))
+        return not leases.this_process_holds(said, where)
 
     def _fetch(
         self, specs: list[str], lease: list[str], notes: list[str] | None = None
