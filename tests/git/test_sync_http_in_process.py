@@ -628,3 +628,79 @@ def test_sync_over_http_a_lease_that_expires_after_a_light_look_is_integrated_fr
         assert merged.returncode == 0, (branch, lines)
     assert soak.git(remote, "for-each-ref", "refs/vcontext/").stdout == ""
     assert soak.integrations(remote) == 1
+
+
+def test_sync_through_git_a_waiters_look_leaves_out_the_other_agents_requests(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """PRODUCT.md "Sync at scale": the light look of a sync whose looks go through git (SSH;
+    HTTP with ``vcontext.inProcessHttp false`` here, one git command per ``info/refs``
+    ``GET``) leaves the other agents' requests out, as the in-process look does, while the
+    lease is held by another sync (git lists the refs only as it fetches: the lease as the
+    last look left it decides): one fetch, ours fetched exactly (``agent-00``'s request,
+    whose name starts with ours, is not brought), our copies of the others' kept as the
+    last full look left them. The look that finds the lease released with our request
+    waiting fetches the requests in a second command, so the integration has them all; a
+    look after one that saw the lease free is one command with every request, and once
+    ours are merged a waiter's look is one command without the others'."""
+    import time
+
+    remote = tmp_path / "srv" / "remote.git"
+    _, (ours, *_) = _team(tmp_path, http.url(remote), agents=3)
+    soak.git(ours, "config", "vcontext.inProcessHttp", "false")
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    theirs = {b: _round(remote, main, f"{b}'s round\n") for b in ("agent-1", "agent-00")}
+    mine = _round(remote, main, "agent-0's round\n")
+    for branch, commit in [*theirs.items(), ("agent-0", mine)]:
+        soak.git(remote, "update-ref", leases.request_ref("main", branch), commit)
+    elsewhere = leases.mine("agent-1", "/elsewhere/agent-1", 600, time.time(), 5.0)
+    held = _lease(remote, main, elsewhere)
+    repo = pygit2.Repository(str(ours))
+    view = RemoteView(repo, str(ours), "origin", "main", ["agent-0"])
+    assert view.http is None  # (the setting: every look through git)
+    served = _served(http)
+
+    snap = view.fetch(light=True, waiting=True)  # never looked: the lease unknown, a full look
+    assert snap.complete
+    assert set(snap.requests) == {"agent-0", "agent-1", "agent-00"}
+    assert served.count("GET /remote.git/info/refs") == 1, served
+    newer = {b: _round(remote, main, f"{b}'s next round\n") for b in theirs}
+    for branch, commit in newer.items():
+        soak.git(remote, "update-ref", leases.request_ref("main", branch), commit)
+    del served[:]
+    snap = view.fetch(light=True, waiting=True)  # held when last seen, and still: ours alone
+    assert not snap.complete
+    assert snap.requests == {"agent-0": pygit2.Oid(hex=mine)}
+    assert str(snap.lease_id) == held
+    assert all(pygit2.Oid(hex=c) not in repo for c in newer.values())
+    assert served.count("GET /remote.git/info/refs") == 1, served  # one git fetch
+    seen = view.read().requests  # the others' copies: as the full look left them
+    assert {b: str(c) for b, c in seen.items() if b != "agent-0"} == theirs
+
+    soak.git(remote, "update-ref", "-d", leases.lease_ref("main"))
+    del served[:]
+    snap = view.fetch(light=True, waiting=True)  # released, ours waiting: every request
+    assert snap.complete
+    assert snap.lease_id is None
+    assert {b: str(c) for b, c in snap.requests.items()} == {**newer, "agent-0": mine}
+    assert served.count("GET /remote.git/info/refs") == 2, served  # the second command
+    del served[:]
+    assert view.fetch(light=True, waiting=True).complete  # free when last seen: one command
+    assert served.count("GET /remote.git/info/refs") == 1, served
+
+    _lease(remote, main, elsewhere)
+    assert view.fetch().lease_id is not None  # (a full look: it learns the lease is held)
+    soak.git(remote, "update-ref", "-d", leases.request_ref("main", "agent-1"))
+    soak.git(remote, "update-ref", "-d", leases.request_ref("main", "agent-0"))
+    soak.git(remote, "update-ref", "-d", leases.lease_ref("main"))
+    del served[:]
+    snap = view.fetch(light=True, waiting=True)  # ours merged: done, one command
+    assert not snap.complete
+    assert snap.requests == {}
+    assert snap.lease_id is None
+    assert served.count("GET /remote.git/info/refs") == 1, served
+    assert set(view.read().requests) == {"agent-1", "agent-00"}  # (not looked at since)
+    assert view.fetch(light=True).complete  # a sync's look: free is free
+    assert set(view.read().requests) == {"agent-00"}  # agent-1's: pruned by that look
+    fsck = soak.git(ours, "fsck", "--no-progress", check=False)
+    assert fsck.returncode == 0, fsck.stderr

@@ -60,12 +60,19 @@ def lease_specs(base: str, ns: str) -> list[str]:
     every longer name the glob would match: a lease commit sits on its base's tip, so
     another base's lease (``mainline``'s for ``main``) would bring that base's history into
     every clone that syncs this one. (Negative refspecs: git 2.29 and later.)"""
-    enc = leases.encode_base(base)
-    lease = leases.lease_ref(base)
+    return exact_specs(leases.lease_ref(base), f"{ns}lease/{leases.encode_base(base)}")
+
+
+def exact_specs(source: str, destination: str) -> list[str]:
+    """Refspecs that fetch the ref ``source`` into ``destination`` when the remote has it
+    and fetch nothing, without failing, when it has not: a glob ending the name, and a
+    negative refspec for every longer name it would match (``FOLLOWS``). With ``--prune``,
+    ``destination`` goes when ``source`` has gone, and our copies of those longer names
+    stay (git 2.29 and later)."""
     # (after a name ending in "@", "{" makes "@{", which no ref name holds and git refuses in
     # a refspec: "invalid refspec", then every look would fetch twice)
-    follows = [c for c in FOLLOWS if not (c == "{" and enc.endswith("@"))]
-    return [f"+{lease}*:{ns}lease/{enc}*", *(f"^{lease}{c}*" for c in follows)]
+    follows = [c for c in FOLLOWS if not (c == "{" and source.endswith("@"))]
+    return [f"+{source}*:{destination}*", *(f"^{source}{c}*" for c in follows)]
 
 
 def fetch_branches(
@@ -137,9 +144,12 @@ class RemoteView:
         its requests to be merged) when none of ours is left: such a sync merges none
         of them, and each is a commit with whole documents the server packs again for
         every look that brings it (``tests/bench/bench_soak.py --transport http
-        --processes``: pack-objects under upload-pack the server's largest cost). Taken
-        in process over HTTP, where the remote's refs are listed before any pack is
-        asked for (``HttpRemote.fetch``'s ``choose``); the snapshot then says
+        --processes``: pack-objects under upload-pack the server's largest cost). In
+        process over HTTP the remote's refs are listed before any pack is asked for
+        (``HttpRemote.fetch``'s ``choose``); through git (SSH, or HTTP where libgit2 is
+        not used) the look leaves the others' requests out, and fetches them in a second
+        command when the lease it brought proves free (``_light_fetch``). Left out, the
+        snapshot says
         ``complete=False`` and holds our requests alone (our copies of the others' stay
         as the last full look left them: ``read`` gives them, as what was last seen, to
         the estimate of an integration's length, never to a merge): an integration from
@@ -172,8 +182,13 @@ class RemoteView:
         if missing is None:  # not on this machine, or more than a copy should bring
             branches = self.branches if self.local is not None else self._known_branches()
             notes = []
-            complete[0] = True  # (git's look fetches every request)
-            missing = self._fetch(specs(branches), lease_specs(self.base, ns), notes)
+            complete[0] = True
+            found = specs(branches)
+            light_look = self._light_fetch(found, waiting, notes) if light else None
+            if light_look is not None:
+                missing, complete[0] = light_look
+            else:
+                missing = self._fetch(found, lease_specs(self.base, ns), notes)
         self.notes.update(dict.fromkeys(notes))
         self.looked = self.link.timer() if self.link is not None else time.monotonic()
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
@@ -199,11 +214,51 @@ class RemoteView:
 
         return choose
 
+    def _light_fetch(
+        self, every: list[str], waiting: bool, notes: list[str]
+    ) -> tuple[list[str], bool] | None:
+        """A light look through git (see ``fetch``): git lists the remote's refs only as it
+        fetches, so the lease as the last look left it decides. Held by another sync then
+        (as through most of a wait), it fetches ``every`` refspec but the other agents'
+        requests (ours each exactly: ``exact_specs``), judges the lease it brought as
+        ``_chooser`` judges it, and when the look should be complete (the lease found free
+        with our request waiting: once per release, not at every look) fetches the
+        requests too, in a second command (over ssh a session on the sync's connection).
+        (missing sources, complete); None: the full look (the lease free when last seen,
+        or a git without negative refspecs)."""
+        ns, enc = self.ns, leases.encode_base(self.base)
+        if _NO_NEGATIVE or not self._held_by_another(self._tip(f"{ns}lease/{enc}")):
+            return None
+        glob = f"+{leases.request_prefix(self.base)}"
+        ours = [f"{ns}sync/{enc}/{b}" for b in self.branches]
+        light = [s for s in every if not s.startswith(glob)]
+        for branch, copy in zip(self.branches, ours, strict=True):
+            light += exact_specs(leases.request_ref(self.base, branch), copy)
+        try:
+            missing = remotes.fetch(
+                self.cwd, self.remote, [*light, *lease_specs(self.base, ns)], prune=True,
+                link=self.link, notes=notes,
+            )  # fmt: skip
+        except OperationalError as exc:
+            if "invalid refspec" not in exc.message:
+                raise
+            _NO_NEGATIVE.append(True)
+            return None
+        lease_id = self._tip(f"{ns}lease/{enc}")
+        mine = any(self._tip(copy) is not None for copy in ours)
+        if self._held_by_another(lease_id) or (waiting and not mine):
+            return missing, False
+        requests = [s for s in every if s.startswith(glob)]
+        missing += remotes.fetch(
+            self.cwd, self.remote, requests, prune=True, link=self.link, notes=notes
+        )
+        return missing, True
+
     def _held_by_another(self, lease_id: Oid | None) -> bool:
         """Whether the lease commit ``lease_id`` (as the remote lists it) is held by another
-        sync that may keep it: False when there is none, when it is not here yet (the
-        look brings it, and ``choose`` is asked again), when it is this process's own, or
-        when it may be taken over (``breakable``)."""
+        sync that may keep it: False when there is none, when it is this process's own, or
+        when it may be taken over (``breakable``); True when it is not here yet (the look
+        brings it, and ``choose`` is asked again)."""
         if lease_id is None:
             return False
         commit = commit_named(self.repo, str(lease_id))
