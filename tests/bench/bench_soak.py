@@ -2,7 +2,8 @@
 
 Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--guard] [--no-lease]
      [--no-hooks] [--transport path|http|ssh|ssh-mux ...] [--front auto|nginx|python]
-     [--trace] [--processes] [--ssh-persist SECONDS] [--git-looks] [--keep DIR]
+     [--trace] [--processes] [--ssh-persist SECONDS] [--git-looks] [--server-config K=V]
+     [--server-python PYTHON] [--keep DIR]
 
 Each transport given runs one soak, back to back, against a real git server on loopback
 that the script starts and stops: ``path`` (the remote as a local path: sync reads it in
@@ -25,7 +26,10 @@ and over HTTP where ``gitio.httpremote`` takes it): over HTTP the server's reque
 every look over HTTP be git's. ``--processes`` gives the CPU per round by process (git
 fetch, git-remote-http, pack-objects under upload-pack, the syncs' Python, …; client and
 server alike: ``helpers.cpulog``, where a C compiler is installed). Exit 1 when anything
-was lost, a sync gave up or an integration logged more than one M8 entry.
+was lost, a sync gave up or an integration logged more than one M8 entry. Over SSH the
+agents log in as a user of the server's own, who cannot run a Python under root's home:
+``--server``/``--guard`` there need ``--server-python``, a Python that user can run with
+git-vcontext installed (``python3 -m venv /opt/vcontext && /opt/vcontext/bin/pip install .``).
 """
 
 from __future__ import annotations
@@ -117,6 +121,12 @@ def main() -> int:
         help="git config KEY VALUE in the remote once made (repeatable; e.g. what doctor notes: "
         "receive.unpackLimit=1).",
     )  # fmt: skip
+    parser.add_argument(
+        "--server-python", metavar="PYTHON",
+        help="The Python that runs install --server (--server, --guard) in the remote: one "
+        "the git server's user can run, with git-vcontext installed (over SSH the login is "
+        "a user of its own, who cannot run a Python under root's home).",
+    )  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep the repositories.")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caching on, as after an install
@@ -130,7 +140,10 @@ def main() -> int:
             try:
                 code, summary = _bench(root, args, transport)
             except RuntimeError as exc:  # a setup the server refused (install --server)
-                print(f"{TITLES[transport]}: not run: {str(exc).strip().splitlines()[-1]}\n")
+                print(f"{TITLES[transport]}: not run: {str(exc).strip().splitlines()[-1]}")
+                if args.server or args.guard:
+                    print("(--server-python: a Python the server's user can run)")
+                print()
                 failed = True
                 continue
         failed = failed or code != 0
@@ -296,6 +309,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
             remote=where.remote, url=where.url, clone_config=where.clone_config, env=env,
             ready=ready, seeded=where.seeded, install_late=where.seeded is not None,
             remote_config=dict(args.server_config),
+            server_cli=[args.server_python, "-m", "git_vcontext"] if args.server_python else None,
         )  # fmt: skip
         server_cpu.append(where.cpu())
         asked.append(where.requests())

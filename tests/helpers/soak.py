@@ -135,6 +135,7 @@ def setup(
     seeded: Callable[[Path], None] | None = None,
     install_late: bool = False,
     remote_config: Mapping[str, str] | None = None,
+    server_cli: Sequence[str] | None = None,
 ) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
     (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
@@ -148,14 +149,16 @@ def setup(
     seed is on it, before the clones are made (e.g. to give it to a server's user);
     ``install_late``: ``install --server`` after that, in the repository as that user's;
     ``remote_config``: git config set in the bare remote once it is made, as its owner
-    would (e.g. ``receive.unpackLimit``, which ``doctor`` notes)."""
+    would (e.g. ``receive.unpackLimit``, which ``doctor`` notes); ``server_cli``: the
+    command that runs ``install --server`` (default ``cli()``: a git server's user may not
+    be able to run this Python, one under root's home)."""
     remote = remote or root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
     for key, said in (remote_config or {}).items():
         git(remote, "config", "--", key, said)
     installed = ["install", "--server"] if server else ["install", "--server", "--guard"]
     if (server or guard) and not install_late:
-        vcontext(remote, *installed)
+        run([*(server_cli or cli()), *installed], remote)
     seed = root / "seed"
     git(root, "init", "-q", "-b", BASE, str(seed))
     identity(seed, "seed")
@@ -170,7 +173,8 @@ def setup(
     if seeded is not None:
         seeded(remote)
     if (server or guard) and install_late:  # as the owner would: install --server refuses in
-        vcontext(remote, *installed)  # one line when that user cannot run this installation
+        run([*(server_cli or cli()), *installed], remote)  # one line when that user cannot
+        # run this installation
     source = url or str(remote)
     clones = []
     for i in range(agents):
@@ -518,19 +522,20 @@ def soak(
     seeded: Callable[[Path], None] | None = None,
     install_late: bool = False,
     remote_config: Mapping[str, str] | None = None,
+    server_cli: Sequence[str] | None = None,
 ) -> SoakRun:
     """Set up, run ``agents`` processes concurrently, then let every agent sync once more
     (``config``: git config for every clone; ``guard``: the remote runs the guard;
     ``remote``, ``url``, ``clone_config``: see ``setup``; ``env``: added to the agent
     processes' environment (None: a variable removed from it); ``ready``: called with the
     clones once they are made, before the agents start; ``seeded``, ``install_late``,
-    ``remote_config``: see ``setup``)."""
+    ``remote_config``, ``server_cli``: see ``setup``)."""
     import resource
 
     remote, clones = setup(
         root, agents, hooks, server, config, guard, remote=remote, url=url,
         clone_config=clone_config, seeded=seeded, install_late=install_late,
-        remote_config=remote_config,
+        remote_config=remote_config, server_cli=server_cli,
     )  # fmt: skip
     if ready is not None:
         ready(clones)
