@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import subprocess
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -501,6 +502,46 @@ def _lease(remote: Path, parent: str, lease: leases.Lease) -> str:
     return commit.strip()
 
 
+@dataclass
+class _Waiting:
+    """A team of three whose agent-0 waits: two other agents' requests and ours on the
+    remote, the lease held by a sync elsewhere, agent-0's view of the remote."""
+
+    remote: Path
+    ours: Path
+    main: str
+    theirs: dict[str, str]
+    mine: str
+    elsewhere: leases.Lease
+    held: str
+    repo: pygit2.Repository
+    view: RemoteView
+    served: list[str]
+
+
+def _waiting(
+    tmp_path: Path, http: servers.HttpFront, others: tuple[str, str], git_looks: bool = False
+) -> _Waiting:
+    """``_Waiting``, the other agents' branches named ``others`` (``git_looks``: agent-0's
+    looks through git, ``vcontext.inProcessHttp false``)."""
+    import time
+
+    remote = tmp_path / "srv" / "remote.git"
+    _, (ours, *_) = _team(tmp_path, http.url(remote), agents=3)
+    if git_looks:
+        soak.git(ours, "config", "vcontext.inProcessHttp", "false")
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    theirs = {b: _round(remote, main, f"{b}'s round\n") for b in others}
+    mine = _round(remote, main, "agent-0's round\n")
+    for branch, commit in [*theirs.items(), ("agent-0", mine)]:
+        soak.git(remote, "update-ref", leases.request_ref("main", branch), commit)
+    elsewhere = leases.mine("agent-1", "/elsewhere/agent-1", 600, time.time(), 5.0)
+    held = _lease(remote, main, elsewhere)
+    repo = pygit2.Repository(str(ours))
+    view = RemoteView(repo, str(ours), "origin", "main", ["agent-0"])
+    return _Waiting(remote, ours, main, theirs, mine, elsewhere, held, repo, view, _served(http))
+
+
 def test_sync_over_http_a_waiters_look_leaves_out_the_other_agents_requests(
     tmp_path: Path, http: servers.HttpFront
 ) -> None:
@@ -516,18 +557,11 @@ def test_sync_over_http_a_waiters_look_leaves_out_the_other_agents_requests(
     import os
     import time
 
-    remote = tmp_path / "srv" / "remote.git"
-    _, (ours, *_) = _team(tmp_path, http.url(remote), agents=3)
-    main = soak.git(remote, "rev-parse", "main").stdout.strip()
-    theirs = {b: _round(remote, main, f"{b}'s round\n") for b in ("agent-1", "agent-2")}
-    mine = _round(remote, main, "agent-0's round\n")
-    for branch, commit in [*theirs.items(), ("agent-0", mine)]:
-        soak.git(remote, "update-ref", leases.request_ref("main", branch), commit)
-    elsewhere = leases.mine("agent-1", "/elsewhere/agent-1", 600, time.time(), 5.0)
-    held = _lease(remote, main, elsewhere)
-    repo = pygit2.Repository(str(ours))
-    view = RemoteView(repo, str(ours), "origin", "main", ["agent-0"])
-    served = _served(http)
+    team = _waiting(tmp_path, http, ("agent-1", "agent-2"))
+    remote, ours, main, theirs, mine = team.remote, team.ours, team.main, team.theirs, team.mine
+    elsewhere, held, repo, view, served = (
+        team.elsewhere, team.held, team.repo, team.view, team.served
+    )  # fmt: skip
 
     snap = view.fetch(light=True)  # another sync holds the lease: ours alone
     assert not snap.complete
@@ -643,22 +677,13 @@ def test_sync_through_git_a_waiters_look_leaves_out_the_other_agents_requests(
     waiting fetches the requests in a second command, so the integration has them all; a
     look after one that saw the lease free is one command with every request, and once
     ours are merged a waiter's look is one command without the others'."""
-    import time
 
-    remote = tmp_path / "srv" / "remote.git"
-    _, (ours, *_) = _team(tmp_path, http.url(remote), agents=3)
-    soak.git(ours, "config", "vcontext.inProcessHttp", "false")
-    main = soak.git(remote, "rev-parse", "main").stdout.strip()
-    theirs = {b: _round(remote, main, f"{b}'s round\n") for b in ("agent-1", "agent-00")}
-    mine = _round(remote, main, "agent-0's round\n")
-    for branch, commit in [*theirs.items(), ("agent-0", mine)]:
-        soak.git(remote, "update-ref", leases.request_ref("main", branch), commit)
-    elsewhere = leases.mine("agent-1", "/elsewhere/agent-1", 600, time.time(), 5.0)
-    held = _lease(remote, main, elsewhere)
-    repo = pygit2.Repository(str(ours))
-    view = RemoteView(repo, str(ours), "origin", "main", ["agent-0"])
+    team = _waiting(tmp_path, http, ("agent-1", "agent-00"), git_looks=True)
+    remote, ours, main, theirs, mine = team.remote, team.ours, team.main, team.theirs, team.mine
+    elsewhere, held, repo, view, served = (
+        team.elsewhere, team.held, team.repo, team.view, team.served
+    )  # fmt: skip
     assert view.http is None  # (the setting: every look through git)
-    served = _served(http)
 
     snap = view.fetch(light=True, waiting=True)  # never looked: the lease unknown, a full look
     assert snap.complete
