@@ -8,8 +8,10 @@ character's boundary, and stays one ``remove_stale_temporaries`` recognises.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -109,13 +111,31 @@ def test_a_temporary_named_by_pid_0_is_no_live_writers_and_is_removed(tmp_path: 
 
 def _only_the_dead_writers_temporary_is_removed(folder: Path, name: str) -> None:
     """Temporaries of ``name`` by this (live) process and by a dead one: only the dead
-    writer's is removed."""
-    proc = subprocess.Popen(["true"])
-    proc.wait()
+    writer's is removed. The dead writer's pid has as many digits as ours (a name cut to
+    255 bytes would not fit another digit: the child's pid may have one more)."""
     live = Path(temporary_name(str(folder), name))
-    dead = live.with_name(live.name.replace(f".{os.getpid()}", f".{proc.pid}", 1))
+    dead = live.with_name(live.name.replace(f".{os.getpid()}", f".{_dead_pid()}", 1))
     assert dead != live
     for path in (live, dead):
         path.write_text("half\n")
     assert remove_stale_temporaries(str(folder)) == [str(dead)]
     assert live.exists()
+
+
+def _dead_pid() -> int:
+    """A pid no process has, with as many digits as this process's: a child's once reaped
+    when it has them, else the first such number nobody runs as."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    digits = len(str(os.getpid()))
+    candidates: Iterator[int] = itertools.chain([proc.pid], range(10 ** (digits - 1), 10**digits))
+    for pid in candidates:
+        if len(str(pid)) != digits or pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            continue
+    raise AssertionError("no free pid of that length")
